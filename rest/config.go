@@ -1,0 +1,169 @@
+package rest
+
+import (
+	"context"
+	"crypto/tls"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Config says how to reach and authenticate to one kube-apiserver. The zero
+// value is not usable: Host must be set. A Config is plain data; building a
+// Client from it (NewClient) validates it and returns a typed *ConfigError for
+// anything wrong. Config values may be copied; the copy shares func and
+// interface fields with the original.
+//
+// Secrets (BearerToken, Password, TLS.KeyData) never appear in String,
+// GoString, errors or logs.
+type Config struct {
+	// Host is the server URL, "https://host:port". A host without a scheme is
+	// taken as https. A path in Host is a prefix put before every request path
+	// (for servers behind a proxy).
+	Host string
+
+	// TLS holds the transport security settings.
+	TLS TLSConfig
+
+	// BearerToken is sent as "Authorization: Bearer <token>". Ignored when
+	// Auth is set.
+	BearerToken string
+	// BearerTokenFile is read for the token, and re-read when it changes
+	// (projected service-account tokens rotate). It wins over BearerToken.
+	// Ignored when Auth is set.
+	BearerTokenFile string
+	// Username and Password are sent as HTTP basic auth. Ignored when Auth or a
+	// bearer token is set.
+	Username string
+	Password string
+
+	// Auth, when set, authenticates every request: it wraps the transport,
+	// after TLS and before WrapTransport. Package auth provides the token-file,
+	// exec-plugin and other implementations. It replaces BearerToken,
+	// BearerTokenFile and Username/Password.
+	Auth Authenticator
+
+	// AllowInsecureAuth permits sending a bearer token or basic-auth
+	// credentials over plain http. Off by default: such a Config is refused.
+	AllowInsecureAuth bool
+
+	// Impersonate sets the Impersonate-* headers on every request.
+	Impersonate Impersonation
+
+	// UserAgent is sent with every request. Empty means a default naming
+	// kubego and the program.
+	UserAgent string
+
+	// Timeout bounds each request that is not a watch or stream, from start to
+	// the end of the body. Zero means no timeout beyond the request's context.
+	Timeout time.Duration
+
+	// ContentType chooses the wire format. The zero value (ContentTypeAuto)
+	// uses protobuf for built-in kinds that support it and JSON otherwise.
+	ContentType ContentType
+
+	// RateLimiter, when set, is waited on before every request. Nil (the
+	// default) means no client-side throttling: servers use priority and
+	// fairness and answer 429 with Retry-After, which the client honours.
+	RateLimiter RateLimiter
+
+	// MaxRetries bounds how often a request that is safe to repeat is retried
+	// after a 429 or a 5xx with Retry-After. Zero means the default (10); a
+	// negative value disables retries.
+	MaxRetries int
+
+	// Proxy chooses an HTTP proxy for each request. Nil means
+	// http.ProxyFromEnvironment.
+	Proxy func(*http.Request) (*url.URL, error)
+
+	// WrapTransport, when set, wraps the transport after authentication, so
+	// it sees requests as they go out. For instrumentation; it must not modify
+	// the request it is given (clone it first).
+	WrapTransport func(http.RoundTripper) http.RoundTripper
+
+	// WarningHandler receives the Warning headers of responses. Nil means:
+	// log each distinct message once through Logger at warn level.
+	WarningHandler WarningHandler
+
+	// Logger receives the client's logs. Nil means slog.Default().
+	Logger *slog.Logger
+
+	// DisableHTTP2 forces HTTP/1.1. HTTP/2 is the default and is needed for
+	// connection health pings.
+	DisableHTTP2 bool
+
+	// HealthPingInterval is how long an HTTP/2 connection may be idle before
+	// the client sends a ping; PingTimeout is how long it waits for the
+	// answer before closing the connection. Zero means 30s and 15s, so a dead
+	// connection under a watch is noticed within about a minute.
+	HealthPingInterval time.Duration
+	PingTimeout        time.Duration
+}
+
+// TLSConfig holds the TLS settings of a Config. File fields are read when the
+// Client is built; data fields win over file fields.
+type TLSConfig struct {
+	// Insecure skips verification of the server certificate. It is an error
+	// together with a CA.
+	Insecure bool
+	// ServerName overrides the name checked against the server certificate
+	// (and sent as SNI).
+	ServerName string
+
+	CAFile   string
+	CAData   []byte
+	CertFile string
+	CertData []byte
+	KeyFile  string
+	KeyData  []byte
+
+	// GetClientCertificate, when set, supplies the client certificate per
+	// handshake (rotating certificates, exec plugins). It wins over the
+	// Cert/Key fields.
+	GetClientCertificate func(*tls.CertificateRequestInfo) (*tls.Certificate, error)
+}
+
+// Impersonation is the identity a request acts as. The zero value
+// impersonates no one.
+type Impersonation struct {
+	UserName string
+	UID      string
+	Groups   []string
+	Extra    map[string][]string
+}
+
+// Authenticator adds credentials to requests. Implementations are in package
+// auth; they must be safe for concurrent use and must never log secrets.
+type Authenticator interface {
+	// WrapTransport returns a RoundTripper that authenticates each request
+	// before handing it to rt. It must not modify the caller's request.
+	WrapTransport(rt http.RoundTripper) http.RoundTripper
+}
+
+// RateLimiter throttles requests on the client side.
+type RateLimiter interface {
+	// Wait blocks until a request may be sent or ctx ends, returning
+	// ctx.Err() in the latter case.
+	Wait(ctx context.Context) error
+}
+
+// WarningHandler is told about each Warning header (RFC 7234 code 299) on a
+// response. It must be safe for concurrent use.
+type WarningHandler interface {
+	HandleWarning(code int, agent, text string)
+}
+
+// ContentType selects the wire format a Client uses.
+type ContentType int
+
+const (
+	// ContentTypeAuto uses protobuf for built-in kinds that support it and
+	// JSON for everything else (custom resources, unstructured, errors).
+	ContentTypeAuto ContentType = iota
+	// ContentTypeJSON always uses JSON.
+	ContentTypeJSON
+	// ContentTypeProtobuf prefers protobuf, falling back to JSON for types
+	// that cannot be encoded in it.
+	ContentTypeProtobuf
+)
