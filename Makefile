@@ -1,0 +1,40 @@
+# The two commands a fresh machine needs are `make demo` and `make test`
+# (see README.md). Everything they need — building kube-apiserver and etcd
+# into the user cache on first use — happens inside them.
+
+GO ?= go
+FUZZTIME ?= 5s
+TEST_TIMEOUT ?= 60m
+
+.PHONY: test demo dev controlplane unit fuzz vet bench
+
+## test: vet, build the control plane if needed, run every test with -race
+## (unit and integration), run each fuzz target briefly, check bench/ builds.
+test: vet controlplane
+	$(GO) test -race -timeout $(TEST_TIMEOUT) ./...
+	FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh
+	if [ -d bench ]; then cd bench && $(GO) vet ./... && $(GO) test -run XXX_compile_only ./...; fi
+
+## demo: start a local control plane, run the demo against it, stop.
+demo: controlplane
+	$(GO) run ./examples/demo
+
+## dev: a local control plane until Ctrl-C (prints the KUBECONFIG to use).
+dev: controlplane
+	$(GO) run ./cmd/kubego dev
+
+## controlplane: build (first time: several minutes) or find the cached
+## kube-apiserver and etcd binaries.
+controlplane:
+	$(GO) run ./cmd/kubego controlplane build
+
+## unit: the fast tests only (no control plane).
+unit:
+	$(GO) test -short -race ./...
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+fuzz:
+	FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh

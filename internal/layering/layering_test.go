@@ -1,0 +1,158 @@
+package layering
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/kubego/kubego"
+
+// layers ranks each top-level directory of the module. A package may import
+// kubego packages of a strictly lower rank only (internal/ helpers are rank
+// 0 and importable by all; a directory's own subpackages share its rank and
+// may import each other). Keep in step with ARCHITECTURE.md.
+var layers = map[string]int{
+	"internal":       0,
+	"scheme":         1,
+	"workqueue":      1,
+	"rest":           2,
+	"informer":       2, // defines its ListerWatcher; never imports rest
+	"auth":           3,
+	"kubeconfig":     4,
+	"discovery":      4,
+	"client":         5,
+	"dynamic":        5,
+	"metadata":       5,
+	"leaderelection": 6,
+	"record":         6,
+	"fake":           6,
+	"testenv":        6,
+	"controller":     7,
+	"cmd":            8,
+	"examples":       8,
+}
+
+// forbidden are modules no library package may depend on, even indirectly.
+var forbidden = []string{"k8s.io/client-go", "sigs.k8s.io/controller-runtime"}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// top returns the top-level directory of a kubego import path, or "" for a
+// path outside the module.
+func top(path string) string {
+	rest, ok := strings.CutPrefix(path, module+"/")
+	if !ok {
+		return ""
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	return first
+}
+
+// layerViolations returns one message per import that does not point to a
+// lower layer, and per package in an unranked directory.
+func layerViolations(pkgs []pkg) []string {
+	var out []string
+	for _, p := range pkgs {
+		from := top(p.ImportPath)
+		fromRank, ok := layers[from]
+		if !ok {
+			out = append(out, p.ImportPath+": top-level directory "+from+" has no layer; add it to layers and ARCHITECTURE.md")
+			continue
+		}
+		for _, imp := range p.Imports {
+			to := top(imp)
+			if to == "" || to == from || to == "internal" {
+				continue
+			}
+			if toRank, ok := layers[to]; ok && toRank >= fromRank {
+				out = append(out, p.ImportPath+" imports "+imp+": imports must point to a lower layer")
+			}
+		}
+	}
+	return out
+}
+
+// forbiddenDeps returns one message per dependency on a forbidden module.
+func forbiddenDeps(pkgs []pkg) []string {
+	var out []string
+	for _, p := range pkgs {
+		for _, d := range p.Deps {
+			for _, f := range forbidden {
+				if d == f || strings.HasPrefix(d, f+"/") {
+					out = append(out, p.ImportPath+" depends on "+d)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestImportsPointDownward(t *testing.T) {
+	for _, v := range layerViolations(listPackages(t)) {
+		t.Error(v)
+	}
+}
+
+func TestNoLibraryPackageDependsOnClientGo(t *testing.T) {
+	for _, v := range forbiddenDeps(listPackages(t)) {
+		t.Error(v)
+	}
+}
+
+func TestCheckersCatchViolations(t *testing.T) {
+	m := module + "/"
+	tests := []struct {
+		name  string
+		pkgs  []pkg
+		check func([]pkg) []string
+		want  int
+	}{
+		{"downward import is fine", []pkg{{ImportPath: m + "client", Imports: []string{m + "rest", "fmt"}}}, layerViolations, 0},
+		{"upward import is caught", []pkg{{ImportPath: m + "rest", Imports: []string{m + "client"}}}, layerViolations, 1},
+		{"same-layer sibling is caught", []pkg{{ImportPath: m + "informer", Imports: []string{m + "rest"}}}, layerViolations, 1},
+		{"own subpackage is fine", []pkg{{ImportPath: m + "informer", Imports: []string{m + "informer/internal/x"}}}, layerViolations, 0},
+		{"unranked directory is caught", []pkg{{ImportPath: m + "newthing"}}, layerViolations, 1},
+		{"client-go dependency is caught", []pkg{{ImportPath: m + "rest", Deps: []string{"k8s.io/client-go/rest"}}}, forbiddenDeps, 1},
+		{"controller-runtime dependency is caught", []pkg{{ImportPath: m + "controller", Deps: []string{"sigs.k8s.io/controller-runtime"}}}, forbiddenDeps, 1},
+		{"similar prefix is not client-go", []pkg{{ImportPath: m + "rest", Deps: []string{"k8s.io/client-gopher"}}}, forbiddenDeps, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.check(tt.pkgs); len(got) != tt.want {
+				t.Fatalf("got %d violations %v, want %d", len(got), got, tt.want)
+			}
+		})
+	}
+}

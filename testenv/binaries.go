@@ -1,0 +1,198 @@
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// EnvBinDir names an environment variable pointing at a directory with
+// prebuilt kube-apiserver and etcd binaries. When set, nothing is built.
+const EnvBinDir = "KUBEGO_CONTROLPLANE_BIN"
+
+// EnvCacheDir overrides the cache directory binaries are built into
+// (default: os.UserCacheDir()/kubego).
+const EnvCacheDir = "KUBEGO_CACHE_DIR"
+
+// Binaries are the paths of the two control-plane programs.
+type Binaries struct {
+	APIServer string
+	Etcd      string
+}
+
+// BuildError reports a failed build of the control-plane binaries, with the
+// tail of the Go toolchain's output.
+type BuildError struct {
+	Package string
+	Output  string
+	Err     error
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("testenv: building %s: %v\n%s", e.Package, e.Err, e.Output)
+}
+
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// EnsureBinaries returns the control-plane binaries, building them into the
+// cache when they are missing. It is safe to call from many processes at
+// once: a file lock serialises builds, and a finished build is visible to all.
+// Progress is logged at info level because a first build takes minutes.
+func EnsureBinaries(ctx context.Context, log *slog.Logger) (Binaries, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if dir := os.Getenv(EnvBinDir); dir != "" {
+		b := Binaries{APIServer: filepath.Join(dir, "kube-apiserver"), Etcd: filepath.Join(dir, "etcd")}
+		for _, p := range []string{b.APIServer, b.Etcd} {
+			if _, err := os.Stat(p); err != nil {
+				return Binaries{}, fmt.Errorf("testenv: %s=%s: %w", EnvBinDir, dir, err)
+			}
+		}
+		return b, nil
+	}
+	root, err := cacheRoot()
+	if err != nil {
+		return Binaries{}, err
+	}
+	dir := filepath.Join(root, "controlplane", pinHash())
+	b := Binaries{APIServer: filepath.Join(dir, "bin", "kube-apiserver"), Etcd: filepath.Join(dir, "bin", "etcd")}
+	if exists(b.APIServer) && exists(b.Etcd) {
+		return b, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Binaries{}, fmt.Errorf("testenv: cache dir: %w", err)
+	}
+	unlock, err := lockFile(ctx, filepath.Join(dir, "build.lock"))
+	if err != nil {
+		return Binaries{}, err
+	}
+	defer unlock()
+	// Another process may have finished the build while we waited.
+	if exists(b.APIServer) && exists(b.Etcd) {
+		return b, nil
+	}
+	if err := writeToolsModule(filepath.Join(dir, "src")); err != nil {
+		return Binaries{}, err
+	}
+	for _, job := range []struct{ pkg, out string }{{etcdPkg, b.Etcd}, {apiServerPkg, b.APIServer}} {
+		if exists(job.out) {
+			continue
+		}
+		start := time.Now()
+		log.Info("testenv: building control-plane binary (first time only, takes minutes)", "package", job.pkg, "cache", dir)
+		if err := goBuild(ctx, filepath.Join(dir, "src"), job.pkg, job.out); err != nil {
+			return Binaries{}, err
+		}
+		log.Info("testenv: built", "package", job.pkg, "took", time.Since(start).Round(time.Second))
+	}
+	return b, nil
+}
+
+func cacheRoot() (string, error) {
+	if d := os.Getenv(EnvCacheDir); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("testenv: no cache directory (set %s): %w", EnvCacheDir, err)
+	}
+	return filepath.Join(d, "kubego"), nil
+}
+
+func exists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func writeToolsModule(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("testenv: %w", err)
+	}
+	for name, data := range map[string][]byte{"go.mod": pinnedGoMod, "go.sum": pinnedGoSum, "tools.go": pinnedTools} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return fmt.Errorf("testenv: writing tools module: %w", err)
+		}
+	}
+	return nil
+}
+
+// goBuild builds pkg from the tools module in dir into out, atomically: the
+// binary appears under its final name only when complete.
+func goBuild(ctx context.Context, dir, pkg, out string) error {
+	goBin, err := goTool()
+	if err != nil {
+		return &BuildError{Package: pkg, Err: err}
+	}
+	tmp := out + ".tmp"
+	cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-o", tmp, pkg)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"GOWORK=off",
+		"GOFLAGS=-mod=mod -buildvcs=false",
+		"GOTOOLCHAIN=local",
+		"CGO_ENABLED=0",
+	)
+	var outBuf bytes.Buffer
+	cmd.Stdout = &outBuf
+	cmd.Stderr = &outBuf
+	if err := cmd.Run(); err != nil {
+		os.Remove(tmp)
+		return &BuildError{Package: pkg, Output: tail(outBuf.Bytes(), 8<<10), Err: err}
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return &BuildError{Package: pkg, Err: err}
+	}
+	return nil
+}
+
+func goTool() (string, error) {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p, nil
+	}
+	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if exists(p) {
+		return p, nil
+	}
+	return "", errors.New("the go command is not on PATH")
+}
+
+// lockFile takes an exclusive flock on path, waiting until it is free or ctx
+// ends. The returned func releases it.
+func lockFile(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("testenv: build lock: %w", err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("testenv: build lock: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("testenv: waiting for another process's build: %w", ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}

@@ -1,0 +1,85 @@
+package testenv
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestPinsMatchToolsModule(t *testing.T) {
+	for _, f := range []struct {
+		embedded []byte
+		path     string
+	}{
+		{pinnedGoMod, "../hack/controlplane/go.mod"},
+		{pinnedGoSum, "../hack/controlplane/go.sum"},
+		{pinnedTools, "../hack/controlplane/tools.go"},
+	} {
+		want, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(f.embedded, want) {
+			t.Errorf("embedded copy of %s is stale: run go generate ./testenv", f.path)
+		}
+	}
+}
+
+func TestPinHashChangesWithPins(t *testing.T) {
+	before := pinHash()
+	saved := pinnedGoMod
+	t.Cleanup(func() { pinnedGoMod = saved })
+	pinnedGoMod = append(append([]byte(nil), saved...), []byte("\n// changed\n")...)
+	if pinHash() == before {
+		t.Fatal("a change of the pinned go.mod must change the build hash")
+	}
+}
+
+func TestRingBufferKeepsTheTail(t *testing.T) {
+	tests := []struct {
+		name   string
+		size   int
+		writes []string
+		want   string
+	}{
+		{"under capacity keeps all", 10, []string{"ab", "cd"}, "abcd"},
+		{"over capacity keeps last bytes", 4, []string{"abc", "def"}, "cdef"},
+		{"one huge write keeps its end", 3, []string{"abcdefgh"}, "fgh"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRingBuffer(tt.size)
+			for _, w := range tt.writes {
+				r.Write([]byte(w))
+			}
+			if got := r.String(); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestStaticTokensRejectBadLines(t *testing.T) {
+	tests := []struct {
+		name string
+		tok  StaticToken
+	}{
+		{"empty token", StaticToken{User: "u"}},
+		{"empty user", StaticToken{Token: "t"}},
+		{"comma in token", StaticToken{Token: "a,b", User: "u"}},
+		{"newline in user", StaticToken{Token: "t", User: "u\nx"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cp := &ControlPlane{dir: t.TempDir(), opts: Options{StaticTokens: []StaticToken{tt.tok}}}
+			err := cp.writeTokenFile()
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			if tt.tok.Token != "" && strings.Contains(err.Error(), tt.tok.Token) {
+				t.Fatalf("error leaks the token: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,85 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BuildTimeout bounds a first build of the binaries started from a test.
+const BuildTimeout = 30 * time.Minute
+
+// sharedPlane is the one control plane of a test binary (a test package).
+// It is test-only state: it exists because a test binary runs one TestMain.
+var sharedPlane struct {
+	once sync.Once
+	cp   *ControlPlane
+	err  error
+}
+
+// Main runs the tests of a package and then stops the package's shared
+// control plane, if one was started. Call it from TestMain:
+//
+//	func TestMain(m *testing.M) { testenv.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	if sharedPlane.cp != nil {
+		if err := sharedPlane.cp.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}
+	os.Exit(code)
+}
+
+// Shared returns the test package's control plane, starting it on first use.
+// The package must call Main from TestMain, or the plane is left to die with
+// the test binary (it cannot outlive it). Under -short it skips the test.
+// When the plane cannot start, every test that asks for it fails with the
+// same error.
+func Shared(t testing.TB) *ControlPlane {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("testenv: integration test skipped under -short")
+	}
+	sharedPlane.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
+		defer cancel()
+		sharedPlane.cp, sharedPlane.err = Start(ctx, Options{Logger: stderrLogger()})
+	})
+	if sharedPlane.err != nil {
+		t.Fatalf("testenv: shared control plane: %v", sharedPlane.err)
+	}
+	return sharedPlane.cp
+}
+
+// StartForTest starts a control plane of the test's own and stops it when the
+// test ends. Under -short it skips the test.
+func StartForTest(t testing.TB, opts Options) *ControlPlane {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("testenv: integration test skipped under -short")
+	}
+	if opts.Logger == nil {
+		opts.Logger = stderrLogger()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
+	defer cancel()
+	cp, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("testenv: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := cp.Stop(); err != nil {
+			t.Errorf("testenv: %v", err)
+		}
+	})
+	return cp
+}
+
+func stderrLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
