@@ -66,9 +66,9 @@ func TestStaticTokensRejectBadLines(t *testing.T) {
 		tok  StaticToken
 	}{
 		{"empty token", StaticToken{User: "u"}},
-		{"empty user", StaticToken{Token: "t"}},
-		{"comma in token", StaticToken{Token: "a,b", User: "u"}},
-		{"newline in user", StaticToken{Token: "t", User: "u\nx"}},
+		{"empty user", StaticToken{Token: "secret-token-1"}},
+		{"comma in token", StaticToken{Token: "secret,token", User: "u"}},
+		{"newline in user", StaticToken{Token: "secret-token-2", User: "u\nx"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
