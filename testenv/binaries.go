@@ -133,13 +133,12 @@ func goBuild(ctx context.Context, dir, pkg, out string) error {
 		return &BuildError{Package: pkg, Err: err}
 	}
 	tmp := out + ".tmp"
-	cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-o", tmp, pkg)
+	cmd := exec.CommandContext(ctx, goBin, "build", "-o", tmp, pkg)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
 		"GOWORK=off",
 		"GOFLAGS=-mod=mod -buildvcs=false",
 		"GOTOOLCHAIN=local",
-		"CGO_ENABLED=0",
 	)
 	var outBuf bytes.Buffer
 	cmd.Stdout = &outBuf
