@@ -1,0 +1,58 @@
+package informer
+
+// DeltaType says what happened to an object.
+type DeltaType int
+
+const (
+	// Added: a watch reported a new object.
+	Added DeltaType = iota + 1
+	// Updated: a watch reported a change to a known object.
+	Updated
+	// Deleted: the object is gone. With FinalStateUnknown the deletion was
+	// inferred by a relist, and Object is the last state the cache held.
+	Deleted
+	// Replaced: a relist (or the initial list) delivered the object. Old is
+	// set when the cache held the key before.
+	Replaced
+	// Sync: a periodic resync re-delivers an unchanged object to a handler.
+	Sync
+)
+
+func (t DeltaType) String() string {
+	switch t {
+	case Added:
+		return "Added"
+	case Updated:
+		return "Updated"
+	case Deleted:
+		return "Deleted"
+	case Replaced:
+		return "Replaced"
+	case Sync:
+		return "Sync"
+	}
+	return "DeltaType(?)"
+}
+
+// Delta is one change applied to a cache, in the order the cache applied it.
+// Deltas are computed by the single writer while it writes the store, so for
+// one key they always arrive in order, a Deleted is never followed by a
+// second Deleted for the same object, and the deltas of one relist form one
+// batch that is applied and delivered atomically. This is kubego's
+// equivalent of client-go's DeltaFIFO: per-key deltas without a second
+// queue, because every handler already has its own buffer.
+//
+// Objects are shared with the cache and with other handlers: read-only.
+type Delta[T Object] struct {
+	Type   DeltaType
+	Object T
+	// Old is the previous object for Updated, and for Replaced when HasOld.
+	Old    T
+	HasOld bool
+	// FinalStateUnknown marks a Deleted inferred by a relist: the object
+	// disappeared while the watch was down, Object is its last known state.
+	FinalStateUnknown bool
+	// Initial marks deltas of the first full state (the initial list), and
+	// the synthetic adds a handler gets when it registers.
+	Initial bool
+}

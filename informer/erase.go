@@ -1,0 +1,39 @@
+package informer
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Erase turns a typed ListerWatcher into the ListerWatcher[Object] a
+// [Source] returns. The factory narrows it back to T without copying the
+// items.
+func Erase[T Object](lw ListerWatcher[T]) ListerWatcher[Object] { return erased[T]{lw} }
+
+type erased[T Object] struct{ lw ListerWatcher[T] }
+
+func (e erased[T]) List(ctx context.Context, opts metav1.ListOptions) (ListResult[Object], error) {
+	res, err := e.lw.List(ctx, opts)
+	if err != nil {
+		return ListResult[Object]{}, err
+	}
+	out := ListResult[Object]{ResourceVersion: res.ResourceVersion, Continue: res.Continue, Items: make([]Object, len(res.Items))}
+	for i, o := range res.Items {
+		out.Items[i] = o
+	}
+	return out, nil
+}
+
+func (e erased[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return e.lw.Watch(ctx, opts)
+}
+
+// narrow returns lw as a ListerWatcher[T], unwrapping an Erase of the same T.
+func narrow[T Object](lw ListerWatcher[Object]) ListerWatcher[T] {
+	if e, ok := lw.(erased[T]); ok {
+		return e.lw
+	}
+	return typedLW[T]{inner: lw}
+}

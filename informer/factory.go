@@ -1,0 +1,289 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"reflect"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// FactoryOptions configures a [Factory]. The zero value is valid.
+type FactoryOptions struct {
+	// Reflector is the base ReflectorOptions of every informer (backoff,
+	// streaming, timeouts); selectors come from ForOptions.
+	Reflector ReflectorOptions
+	// MutationDetection, MutationReporter and MutationCheckInterval apply
+	// to every informer (see Options).
+	MutationDetection     MutationDetection
+	MutationReporter      MutationReporter
+	MutationCheckInterval time.Duration
+	// Logger receives records of every informer; nil discards them.
+	Logger *slog.Logger
+	// Clock is the time source; nil means the wall clock.
+	Clock Clock
+}
+
+// ForOptions selects and shapes one informer of a [Factory]. Informers with
+// equal options (and the same Go type or resource) are shared.
+type ForOptions struct {
+	// Namespace: "" means all namespaces.
+	Namespace string
+	// LabelSelector and FieldSelector restrict the cached objects.
+	LabelSelector string
+	FieldSelector string
+	// Resource overrides the group/version/resource of a typed informer;
+	// normally the Source derives it from the Go type.
+	Resource schema.GroupVersionResource
+	// Transform runs on each object before it is stored (see
+	// Options.Transform); it must return an object of the same Go type.
+	// Informers are shared only between callers giving the same
+	// TransformName; a Transform without a TransformName gets an informer
+	// of its own.
+	Transform     func(Object) Object
+	TransformName string
+	// KeepManagedFields keeps metadata.managedFields (dropped by default).
+	KeepManagedFields bool
+	// Indexers are added to the informer's cache (see Informer.AddIndexers).
+	Indexers map[string]func(Object) []string
+}
+
+type factoryKey struct {
+	typ       reflect.Type
+	form      Form
+	gvr       schema.GroupVersionResource
+	ns        string
+	labels    string
+	fields    string
+	transform string
+	unique    uint64 // non-zero for an unnamed transform: never shared
+	keepMF    bool
+}
+
+// shared is the type-erased view of an Informer[T] the factory manages.
+type shared interface {
+	Run(ctx context.Context) error
+	WaitForSync(ctx context.Context) error
+	Name() string
+	clearCache()
+}
+
+func (i *Informer[T]) clearCache() { i.store.clear() }
+
+type factoryEntry struct {
+	inf     shared
+	typed   any // the *Informer[T]
+	refs    int
+	cancel  context.CancelFunc
+	done    chan struct{}
+	started bool
+}
+
+// Factory creates informers on demand and shares them: a process holds one
+// informer per (Go type or resource, form, namespace, selectors, transform,
+// managedFields choice). Informers are reference counted: each For,
+// ForResource or ForMetadata call counts one user, each Informer.Release
+// one less; the last Release stops the informer and frees its cache.
+//
+// All methods are safe for concurrent use.
+type Factory struct {
+	src  Source
+	opts FactoryOptions
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	entries map[factoryKey]*factoryEntry
+	ctx     context.Context // set by Start
+	runs    sync.WaitGroup
+	errs    []error
+	unique  uint64
+}
+
+// NewFactory returns a factory whose informers list and watch through src.
+func NewFactory(src Source, opts FactoryOptions) *Factory {
+	f := &Factory{src: src, opts: opts, log: opts.Logger, entries: map[factoryKey]*factoryEntry{}}
+	if f.log == nil {
+		f.log = slog.New(slog.DiscardHandler)
+	}
+	return f
+}
+
+// For returns the shared informer of Go type T (a type the Source knows,
+// such as *corev1.Pod or a registered CRD type) for opts, creating it if
+// needed. If the factory has been started, a new informer starts at once.
+// Problems resolving T (unknown type, resource not served) are reported by
+// WaitForSync, never by For.
+func For[T Object](f *Factory, opts ForOptions) *Informer[T] {
+	return forForm[T](f, Typed, opts.Resource, opts)
+}
+
+// ForResource returns the shared informer of gvr as unstructured objects.
+func ForResource(f *Factory, gvr schema.GroupVersionResource, opts ForOptions) *Informer[*unstructured.Unstructured] {
+	return forForm[*unstructured.Unstructured](f, Unstructured, gvr, opts)
+}
+
+// ForMetadata returns the shared metadata-only informer of gvr: only object
+// metadata is transferred and cached.
+func ForMetadata(f *Factory, gvr schema.GroupVersionResource, opts ForOptions) *Informer[*metav1.PartialObjectMetadata] {
+	return forForm[*metav1.PartialObjectMetadata](f, Metadata, gvr, opts)
+}
+
+func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, opts ForOptions) *Informer[T] {
+	typ := reflect.TypeFor[T]()
+	key := factoryKey{typ: typ, form: form, gvr: gvr, ns: opts.Namespace, labels: opts.LabelSelector,
+		fields: opts.FieldSelector, transform: opts.TransformName, keepMF: opts.KeepManagedFields}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if opts.Transform != nil && opts.TransformName == "" {
+		f.unique++
+		key.unique = f.unique
+	}
+	if e, ok := f.entries[key]; ok {
+		e.refs++
+		inf := e.typed.(*Informer[T])
+		inf.AddIndexers(typedIndexers[T](opts.Indexers))
+		return inf
+	}
+	target := Target{Type: typ, Resource: gvr, Form: form, Namespace: opts.Namespace}
+	ropts := f.opts.Reflector
+	ropts.LabelSelector, ropts.FieldSelector = opts.LabelSelector, opts.FieldSelector
+	iopts := Options[T]{
+		Name:                  target.String(),
+		Reflector:             ropts,
+		Indexers:              typedIndexers[T](opts.Indexers),
+		KeepManagedFields:     opts.KeepManagedFields,
+		MutationDetection:     f.opts.MutationDetection,
+		MutationReporter:      f.opts.MutationReporter,
+		MutationCheckInterval: f.opts.MutationCheckInterval,
+		Logger:                f.opts.Logger,
+		Clock:                 f.opts.Clock,
+	}
+	if opts.LabelSelector != "" || opts.FieldSelector != "" {
+		iopts.Name += " (labels " + opts.LabelSelector + ", fields " + opts.FieldSelector + ")"
+	}
+	if tf := opts.Transform; tf != nil {
+		iopts.Transform = func(o T) T {
+			if t, ok := tf(o).(T); ok {
+				return t
+			}
+			f.log.Error("informer transform returned another type; object kept untransformed", "informer", iopts.Name)
+			return o
+		}
+	}
+	inf := newInformer(func(ctx context.Context) (ListerWatcher[T], error) {
+		lw, err := f.src.ListerWatcher(ctx, target)
+		if err != nil {
+			return nil, err
+		}
+		return narrow[T](lw), nil
+	}, iopts)
+	e := &factoryEntry{inf: inf, typed: inf, refs: 1}
+	inf.release = func() { f.release(key, e) }
+	f.entries[key] = e
+	if f.ctx != nil {
+		f.startLocked(e)
+	}
+	return inf
+}
+
+func typedIndexers[T Object](in map[string]func(Object) []string) map[string]IndexFunc[T] {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]IndexFunc[T], len(in))
+	for name, fn := range in {
+		if fn != nil {
+			out[name] = func(o T) []string { return fn(o) }
+		}
+	}
+	return out
+}
+
+// Start runs every informer created so far, and every one created later,
+// until ctx is done or the informer is released. It does not block.
+// Calling Start again has no effect.
+func (f *Factory) Start(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ctx != nil {
+		return
+	}
+	f.ctx = ctx
+	for _, e := range f.entries {
+		f.startLocked(e)
+	}
+}
+
+func (f *Factory) startLocked(e *factoryEntry) {
+	if e.started {
+		return
+	}
+	e.started = true
+	ctx, cancel := context.WithCancel(f.ctx)
+	e.cancel, e.done = cancel, make(chan struct{})
+	f.runs.Add(1)
+	go func() {
+		defer f.runs.Done()
+		defer close(e.done)
+		if err := e.inf.Run(ctx); err != nil {
+			f.log.Error("informer stopped with an error", "informer", e.inf.Name(), "error", err)
+			f.mu.Lock()
+			f.errs = append(f.errs, err)
+			f.mu.Unlock()
+		}
+	}()
+}
+
+func (f *Factory) release(key factoryKey, e *factoryEntry) {
+	f.mu.Lock()
+	if f.entries[key] != e || e.refs <= 0 {
+		f.mu.Unlock()
+		return
+	}
+	e.refs--
+	if e.refs > 0 {
+		f.mu.Unlock()
+		return
+	}
+	delete(f.entries, key)
+	f.mu.Unlock()
+	if e.cancel != nil {
+		e.cancel()
+		<-e.done
+	}
+	e.inf.clearCache()
+}
+
+// WaitForSync waits until every informer created so far has synced or ctx
+// ends. It returns nil, or the joined *SyncError of each informer that did
+// not sync (each naming the informer and the cause).
+func (f *Factory) WaitForSync(ctx context.Context) error {
+	f.mu.Lock()
+	infs := make([]shared, 0, len(f.entries))
+	for _, e := range f.entries {
+		infs = append(infs, e.inf)
+	}
+	f.mu.Unlock()
+	var errs []error
+	for _, inf := range infs {
+		if err := inf.WaitForSync(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Wait blocks until every informer started by the factory has stopped
+// (after Start's ctx is done, or released) and returns what their Run
+// returned: nil, or the mutations of cached objects that were detected.
+func (f *Factory) Wait() error {
+	f.runs.Wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Join(f.errs...)
+}

@@ -1,0 +1,198 @@
+package informer
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Handler receives an informer's events. Each registered handler has its own
+// goroutine and its own unbounded buffer: callbacks of one handler run one at
+// a time, in the order the cache applied the changes, and never on the
+// informer's goroutine, so a slow handler delays only itself. Objects are
+// shared with the cache and other handlers: read-only (DeepCopy first).
+//
+// Callbacks should be quick (typically: enqueue a key in a workqueue).
+type Handler[T Object] interface {
+	// OnAdd: a new object. initial is true for objects of the first full
+	// state and for the synthetic adds of a handler registered after sync.
+	OnAdd(obj T, initial bool)
+	// OnUpdate: a changed object, a relisted one (old may equal new) or a
+	// periodic resync (old == new).
+	OnUpdate(old, new T)
+	// OnDelete: a deleted object. If finalStateUnknown, the deletion was
+	// noticed by a relist and obj is the last state the cache held; the
+	// object may have changed before it was deleted.
+	OnDelete(obj T, finalStateUnknown bool)
+}
+
+// HandlerFuncs adapts functions to a [Handler]; nil functions are skipped.
+type HandlerFuncs[T Object] struct {
+	AddFunc    func(obj T, initial bool)
+	UpdateFunc func(old, new T)
+	DeleteFunc func(obj T, finalStateUnknown bool)
+}
+
+// OnAdd calls AddFunc.
+func (f HandlerFuncs[T]) OnAdd(obj T, initial bool) {
+	if f.AddFunc != nil {
+		f.AddFunc(obj, initial)
+	}
+}
+
+// OnUpdate calls UpdateFunc.
+func (f HandlerFuncs[T]) OnUpdate(old, new T) {
+	if f.UpdateFunc != nil {
+		f.UpdateFunc(old, new)
+	}
+}
+
+// OnDelete calls DeleteFunc.
+func (f HandlerFuncs[T]) OnDelete(obj T, finalStateUnknown bool) {
+	if f.DeleteFunc != nil {
+		f.DeleteFunc(obj, finalStateUnknown)
+	}
+}
+
+// HandlerOptions configures one handler registration. The zero value is
+// valid: no resync.
+type HandlerOptions struct {
+	// ResyncPeriod, if positive, re-delivers every cached object to this
+	// handler as OnUpdate(obj, obj) at that period (after sync). Resync
+	// deltas are ordered with the other events.
+	ResyncPeriod time.Duration
+}
+
+// listener is one handler's buffer and goroutine.
+type listener[T Object] struct {
+	h      Handler[T]
+	resync time.Duration
+	next   time.Time // next resync; guarded by the informer's write lock
+
+	mu       sync.Mutex
+	chunks   [][]Delta[T] // pending batches, shared read-only with other listeners
+	enqueued uint64
+	wake     chan struct{} // capacity 1
+
+	delivered  atomic.Uint64
+	syncTarget atomic.Int64 // -1 until the initial state is enqueued
+	removed    atomic.Bool
+	stop       chan struct{} // closed by Remove
+	started    bool          // guarded by the informer's write lock
+}
+
+func newListener[T Object](h Handler[T], opts HandlerOptions) *listener[T] {
+	l := &listener[T]{h: h, resync: opts.ResyncPeriod, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	l.syncTarget.Store(-1)
+	return l
+}
+
+// enqueue appends a batch; it never blocks on the handler.
+func (l *listener[T]) enqueue(batch []Delta[T], initial bool) {
+	if len(batch) == 0 && !initial {
+		return
+	}
+	l.mu.Lock()
+	if len(batch) > 0 {
+		l.chunks = append(l.chunks, batch)
+		l.enqueued += uint64(len(batch))
+	}
+	if initial {
+		l.syncTarget.Store(int64(l.enqueued))
+	}
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pending returns the number of deltas not yet delivered.
+func (l *listener[T]) pending() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return int(l.enqueued - l.delivered.Load())
+}
+
+func (l *listener[T]) synced() bool {
+	t := l.syncTarget.Load()
+	return t >= 0 && l.delivered.Load() >= uint64(t)
+}
+
+// run delivers batches until done or Remove.
+func (l *listener[T]) run(done <-chan struct{}) {
+	for {
+		l.mu.Lock()
+		batches := l.chunks
+		l.chunks = nil
+		l.mu.Unlock()
+		for _, b := range batches {
+			for i := range b {
+				if l.removed.Load() {
+					return
+				}
+				select {
+				case <-done:
+					return
+				default:
+				}
+				l.deliver(&b[i])
+				l.delivered.Add(1)
+			}
+		}
+		if len(batches) > 0 {
+			continue
+		}
+		select {
+		case <-done:
+			return
+		case <-l.stop:
+			return
+		case <-l.wake:
+		}
+	}
+}
+
+func (l *listener[T]) deliver(d *Delta[T]) {
+	switch d.Type {
+	case Added:
+		l.h.OnAdd(d.Object, d.Initial)
+	case Updated:
+		l.h.OnUpdate(d.Old, d.Object)
+	case Replaced:
+		if d.HasOld {
+			l.h.OnUpdate(d.Old, d.Object)
+		} else {
+			l.h.OnAdd(d.Object, d.Initial)
+		}
+	case Sync:
+		l.h.OnUpdate(d.Object, d.Object)
+	case Deleted:
+		l.h.OnDelete(d.Object, d.FinalStateUnknown)
+	}
+}
+
+// Registration is one handler's registration with an informer.
+type Registration struct {
+	remove func()
+	l      interface {
+		synced() bool
+		pending() int
+	}
+	isSyncd func() bool
+}
+
+// Remove unregisters the handler: no callback starts after Remove returns
+// (one already running may finish), undelivered events are dropped, and
+// the handler's goroutine exits. Remove is idempotent and may be called from
+// the handler itself.
+func (r *Registration) Remove() { r.remove() }
+
+// HasSynced reports whether the informer has synced and this handler has
+// been delivered every object of the initial state (or, for a handler
+// registered later, every synthetic add).
+func (r *Registration) HasSynced() bool { return r.isSyncd() && r.l.synced() }
+
+// Pending returns how many events wait in this handler's buffer: the
+// handler's lag, useful for metrics.
+func (r *Registration) Pending() int { return r.l.pending() }

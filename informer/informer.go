@@ -1,0 +1,510 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// MutationDetection selects whether an informer checks its cached objects
+// for in-place mutation.
+type MutationDetection int
+
+const (
+	// DetectAuto: on when the binary is a test (testing.Testing()), off
+	// otherwise.
+	DetectAuto MutationDetection = iota
+	// DetectOn: always on (costs a deep copy of every cached object).
+	DetectOn
+	// DetectOff: always off.
+	DetectOff
+)
+
+// Options configures an [Informer]. The zero value is valid.
+type Options[T Object] struct {
+	// Name identifies the informer in logs and errors; "" uses the Go type.
+	Name string
+	// Reflector configures listing and watching (selectors, page size,
+	// streaming, backoff, timeouts).
+	Reflector ReflectorOptions
+	// Indexers are extra named indexes; NamespaceIndex is always present.
+	Indexers map[string]IndexFunc[T]
+	// Transform, if set, runs on every received object before it is
+	// stored, on the informer's goroutine: it must be quick, must not block,
+	// and may modify and return its argument (which nobody else holds yet).
+	Transform func(T) T
+	// KeepManagedFields keeps metadata.managedFields, which are dropped by
+	// default because they are large and rarely needed by controllers.
+	KeepManagedFields bool
+	// MutationDetection: see [MutationDetection]. The zero value is DetectAuto.
+	MutationDetection MutationDetection
+	// MutationReporter receives each detected mutation. nil means: log it at
+	// error level and record it; recorded mutations are returned by
+	// CheckMutations and by Run. Tests may set it to a function calling
+	// t.Error.
+	MutationReporter MutationReporter
+	// MutationCheckInterval, if positive, checks every cached object at
+	// that period while detection is on. Objects are always checked when
+	// they are written and when the informer stops.
+	MutationCheckInterval time.Duration
+	// Logger receives the informer's records; nil discards them (except
+	// that detected mutations then go to slog.Default()).
+	Logger *slog.Logger
+	// Clock is the time source; nil means the wall clock.
+	Clock Clock
+}
+
+// ErrStopped is returned by AddEventHandler and recorded as the sync cause
+// once the informer's Run has returned.
+var ErrStopped = errors.New("informer stopped")
+
+// ErrNotStarted is the sync cause when WaitForSync gives up on an informer
+// whose Run was never called (a forgotten Start).
+var ErrNotStarted = errors.New("informer not started")
+
+// ErrAlreadyRunning is returned by a second call to Run.
+var ErrAlreadyRunning = errors.New("informer already running")
+
+// Informer keeps a cache of one resource in step with the API server and
+// tells registered handlers about every change: one reflector, one [Store],
+// many handlers. Create one with [New] or, sharing it in a process, with a
+// [Factory].
+//
+// All methods are safe for concurrent use. Objects it hands out (to
+// handlers, through the Lister and the Store) are shared and read-only.
+type Informer[T Object] struct {
+	name   string
+	opts   Options[T]
+	getLW  func(ctx context.Context) (ListerWatcher[T], error)
+	store  *Store[T]
+	detect *detector[T]
+	log    *slog.Logger
+	clock  Clock
+
+	refl     atomic.Pointer[Reflector[T]]
+	started  atomic.Bool
+	syncedCh chan struct{}
+	stopped  chan struct{}
+
+	// write serialises store writes, fan-out, handler registration and
+	// resync; it guards the fields below.
+	write     sync.Mutex
+	synced    bool
+	done      bool
+	runDone   <-chan struct{} // the run context's Done, nil before Run
+	listeners []*listener[T]
+	wg        sync.WaitGroup
+	poke      chan struct{} // resync schedule changed
+
+	srcMu   sync.Mutex
+	srcErr  error
+	srcTrys int
+
+	release func() // set by a Factory
+}
+
+// New returns an informer over lw. Call Run to start it.
+func New[T Object](lw ListerWatcher[T], opts Options[T]) *Informer[T] {
+	return newInformer(func(context.Context) (ListerWatcher[T], error) { return lw, nil }, opts)
+}
+
+func newInformer[T Object](getLW func(context.Context) (ListerWatcher[T], error), opts Options[T]) *Informer[T] {
+	i := &Informer[T]{opts: opts, getLW: getLW, name: opts.Name, log: opts.Logger, clock: opts.Clock,
+		syncedCh: make(chan struct{}), stopped: make(chan struct{}), poke: make(chan struct{}, 1)}
+	if i.name == "" {
+		i.name = reflect.TypeFor[T]().String()
+	}
+	if i.log == nil {
+		i.log = slog.New(slog.DiscardHandler)
+	}
+	if i.clock == nil {
+		i.clock = RealClock{}
+	}
+	on := opts.MutationDetection == DetectOn || (opts.MutationDetection == DetectAuto && testing.Testing())
+	if on {
+		report := opts.MutationReporter
+		if report == nil {
+			lg := opts.Logger
+			if lg == nil {
+				lg = slog.Default()
+			}
+			report = func(err *MutationError) {
+				lg.Error("cached object mutated", "informer", err.Informer, "key", err.Key.String(), "changed", err.Paths)
+			}
+		}
+		i.detect = newDetector[T](i.name, report)
+	}
+	i.store = newStore(opts.Indexers, i.detect)
+	return i
+}
+
+// Name returns the informer's name.
+func (i *Informer[T]) Name() string { return i.name }
+
+// Store returns the cache. It is read-only for callers.
+func (i *Informer[T]) Store() *Store[T] { return i.store }
+
+// Lister returns a lister over the cache.
+func (i *Informer[T]) Lister() Lister[T] { return Lister[T]{store: i.store} }
+
+// HasSynced reports whether the first complete state has been stored.
+func (i *Informer[T]) HasSynced() bool {
+	select {
+	case <-i.syncedCh:
+		return true
+	default:
+		return false
+	}
+}
+
+// LastSyncResourceVersion returns the resourceVersion of the last list,
+// event or bookmark applied; "" before the first sync.
+func (i *Informer[T]) LastSyncResourceVersion() string {
+	if r := i.refl.Load(); r != nil {
+		return r.LastSyncResourceVersion()
+	}
+	return ""
+}
+
+// WaitForSync blocks until the cache has synced (nil) or ctx ends, and then
+// returns a *[SyncError] carrying the cause of the last failed attempt:
+// an *apierrors.StatusError for 403 Forbidden or 404 NotFound (resource not
+// served), [ErrInitialEventsNotFinished], [ErrNotStarted], [ErrStopped], ...
+// It returns early with ErrStopped as cause if Run ends before the sync.
+func (i *Informer[T]) WaitForSync(ctx context.Context) error {
+	select {
+	case <-i.syncedCh:
+		return nil
+	default:
+	}
+	select {
+	case <-i.syncedCh:
+		return nil
+	case <-i.stopped:
+		return &SyncError{Informer: i.name, Cause: ErrStopped}
+	case <-ctx.Done():
+		select {
+		case <-i.syncedCh:
+			return nil
+		default:
+		}
+		cause, n := i.lastError()
+		return &SyncError{Informer: i.name, Cause: cause, Attempts: n, Ctx: ctx.Err()}
+	}
+}
+
+func (i *Informer[T]) lastError() (error, int) {
+	if !i.started.Load() {
+		return ErrNotStarted, 0
+	}
+	i.srcMu.Lock()
+	err, n := i.srcErr, i.srcTrys
+	i.srcMu.Unlock()
+	if r := i.refl.Load(); r != nil {
+		rerr, rn := r.LastError()
+		if rerr != nil {
+			err = rerr
+		}
+		n += rn
+	}
+	return err, n
+}
+
+// CheckMutations compares every cached object with the copy taken when it
+// was stored, reports new differences, and returns all mutations detected
+// so far (joined *[MutationError]s), or nil. It returns nil when detection
+// is off.
+func (i *Informer[T]) CheckMutations() error {
+	i.store.checkAll()
+	return i.detect.errors()
+}
+
+// Release tells the [Factory] that created the informer that this user no
+// longer needs it; when the last user releases it, it stops and its cache is
+// freed. For an informer made with [New] it does nothing: cancel Run's
+// context instead.
+func (i *Informer[T]) Release() {
+	if i.release != nil {
+		i.release()
+	}
+}
+
+// AddEventHandler registers h. If the informer has synced, h first receives
+// a synthetic OnAdd(obj, true) for every cached object; it then receives
+// every later change. The error is [ErrStopped] if Run has returned.
+func (i *Informer[T]) AddEventHandler(h Handler[T], opts HandlerOptions) (*Registration, error) {
+	l := newListener(h, opts)
+	i.write.Lock()
+	defer i.write.Unlock()
+	if i.done {
+		return nil, ErrStopped
+	}
+	if i.synced {
+		objs := i.store.List(nil)
+		batch := make([]Delta[T], len(objs))
+		for j, o := range objs {
+			batch[j] = Delta[T]{Type: Added, Object: o, Initial: true}
+		}
+		l.enqueue(batch, true)
+	}
+	if l.resync > 0 {
+		l.next = i.clock.Now().Add(l.resync)
+		select {
+		case i.poke <- struct{}{}:
+		default:
+		}
+	}
+	i.listeners = append(i.listeners, l)
+	if i.runDone != nil {
+		i.startListener(l)
+	}
+	var once sync.Once
+	return &Registration{
+		l:       l,
+		isSyncd: i.HasSynced,
+		remove: func() {
+			once.Do(func() {
+				l.removed.Store(true)
+				close(l.stop)
+				i.write.Lock()
+				i.listeners = slices.DeleteFunc(i.listeners, func(x *listener[T]) bool { return x == l })
+				i.write.Unlock()
+			})
+		},
+	}, nil
+}
+
+// startListener runs with i.write held.
+func (i *Informer[T]) startListener(l *listener[T]) {
+	if l.started {
+		return
+	}
+	l.started = true
+	i.wg.Add(1)
+	done := i.runDone
+	go func() {
+		defer i.wg.Done()
+		l.run(done)
+	}()
+}
+
+// Run lists, watches and dispatches until ctx is done, then stops every
+// handler goroutine and returns. Its result is nil, [ErrAlreadyRunning], or
+// the mutations the detector found (joined *MutationError), so a test that
+// mutates a cached object fails loudly when it checks Run's error.
+func (i *Informer[T]) Run(ctx context.Context) error {
+	if !i.started.CompareAndSwap(false, true) {
+		return ErrAlreadyRunning
+	}
+	defer close(i.stopped)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	i.write.Lock()
+	i.runDone = runCtx.Done()
+	for _, l := range i.listeners {
+		i.startListener(l)
+	}
+	i.write.Unlock()
+
+	var bg sync.WaitGroup
+	bg.Go(func() { i.resyncLoop(runCtx) })
+	if i.detect != nil && i.opts.MutationCheckInterval > 0 {
+		bg.Go(func() { i.mutationLoop(runCtx) })
+	}
+
+	if lw := i.source(runCtx); lw != nil {
+		ropts := i.opts.Reflector
+		if ropts.Name == "" {
+			ropts.Name = i.name
+		}
+		if ropts.Logger == nil {
+			ropts.Logger = i.opts.Logger
+		}
+		if ropts.Clock == nil {
+			ropts.Clock = i.opts.Clock
+		}
+		r := NewReflector[T](lw, (*sink[T])(i), ropts)
+		i.refl.Store(r)
+		r.Run(runCtx)
+	}
+	cancel()
+	bg.Wait()
+
+	i.write.Lock()
+	i.done = true
+	i.write.Unlock()
+	i.wg.Wait()
+	return i.CheckMutations()
+}
+
+// source obtains the ListerWatcher, retrying with backoff; nil when ctx ends.
+func (i *Informer[T]) source(ctx context.Context) ListerWatcher[T] {
+	b := backoffState{cfg: i.opts.Reflector.Backoff.withDefaults()}
+	for {
+		lw, err := i.getLW(ctx)
+		if err == nil {
+			return lw
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		i.log.Warn("informer source failed", "informer", i.name, "error", err)
+		i.srcMu.Lock()
+		i.srcErr, i.srcTrys = err, i.srcTrys+1
+		i.srcMu.Unlock()
+		c, stop := i.clock.NewTimer(b.next(i.clock.Now()))
+		select {
+		case <-ctx.Done():
+			stop()
+			return nil
+		case <-c:
+		}
+	}
+}
+
+// resyncLoop re-delivers the cache to handlers whose resync period is due.
+func (i *Informer[T]) resyncLoop(ctx context.Context) {
+	for {
+		i.write.Lock()
+		var next time.Time
+		now := i.clock.Now()
+		var due []*listener[T]
+		for _, l := range i.listeners {
+			if l.resync <= 0 {
+				continue
+			}
+			if !now.Before(l.next) {
+				if i.synced {
+					due = append(due, l)
+				}
+				l.next = now.Add(l.resync)
+			}
+			if next.IsZero() || l.next.Before(next) {
+				next = l.next
+			}
+		}
+		if len(due) > 0 {
+			objs := i.store.List(nil)
+			batch := make([]Delta[T], len(objs))
+			for j, o := range objs {
+				batch[j] = Delta[T]{Type: Sync, Object: o}
+			}
+			for _, l := range due {
+				l.enqueue(batch, false)
+			}
+		}
+		i.write.Unlock()
+		var wait <-chan time.Time
+		stop := func() bool { return false }
+		if !next.IsZero() {
+			wait, stop = i.clock.NewTimer(next.Sub(now))
+		}
+		select {
+		case <-ctx.Done():
+			stop()
+			return
+		case <-i.poke:
+			stop()
+		case <-wait:
+		}
+	}
+}
+
+func (i *Informer[T]) mutationLoop(ctx context.Context) {
+	for {
+		c, stop := i.clock.NewTimer(i.opts.MutationCheckInterval)
+		select {
+		case <-ctx.Done():
+			stop()
+			return
+		case <-c:
+			i.store.checkAll()
+		}
+	}
+}
+
+// fanout runs with i.write held.
+func (i *Informer[T]) fanout(batch []Delta[T], initial bool) {
+	for _, l := range i.listeners {
+		l.enqueue(batch, initial)
+	}
+}
+
+// sink is the informer seen as the reflector's Sink; a distinct type keeps
+// these methods out of Informer's API.
+type sink[T Object] Informer[T]
+
+func (s *sink[T]) Prepare(obj T) T {
+	i := (*Informer[T])(s)
+	if rv := obj.GetResourceVersion(); rv != "" {
+		// A relisted object that did not change: keep the one already
+		// cached, so the new copy is garbage at once and a relist does not
+		// double memory.
+		if old, ok := i.store.Get(KeyOf(obj)); ok && old.GetResourceVersion() == rv {
+			return old
+		}
+	}
+	if !i.opts.KeepManagedFields && obj.GetManagedFields() != nil {
+		obj.SetManagedFields(nil)
+	}
+	if i.opts.Transform != nil {
+		obj = i.opts.Transform(obj)
+	}
+	return obj
+}
+
+func (s *sink[T]) Replace(items []T, _ string) {
+	i := (*Informer[T])(s)
+	i.write.Lock()
+	defer i.write.Unlock()
+	first := !i.synced
+	i.fanout(i.store.replace(items, first), first)
+	if first {
+		i.synced = true
+		close(i.syncedCh)
+	}
+}
+
+func (s *sink[T]) Add(obj T)    { s.upsert(obj) }
+func (s *sink[T]) Update(obj T) { s.upsert(obj) }
+
+func (s *sink[T]) upsert(obj T) {
+	i := (*Informer[T])(s)
+	i.write.Lock()
+	defer i.write.Unlock()
+	old, existed := i.store.put(obj)
+	d := Delta[T]{Type: Added, Object: obj}
+	if existed {
+		d = Delta[T]{Type: Updated, Object: obj, Old: old, HasOld: true}
+	}
+	i.fanout([]Delta[T]{d}, false)
+}
+
+func (s *sink[T]) Delete(obj T) {
+	i := (*Informer[T])(s)
+	i.write.Lock()
+	defer i.write.Unlock()
+	if _, existed := i.store.remove(KeyOf(obj)); !existed {
+		return // already gone: never deliver a second delete
+	}
+	i.fanout([]Delta[T]{{Type: Deleted, Object: obj}}, false)
+}
+
+// String describes the informer.
+func (i *Informer[T]) String() string { return fmt.Sprintf("informer %s", i.name) }
+
+// AddIndexers adds named indexes to the cache (names already present are
+// left alone) and indexes what is cached now. It may be called at any time.
+func (i *Informer[T]) AddIndexers(indexers map[string]IndexFunc[T]) {
+	i.write.Lock()
+	defer i.write.Unlock()
+	i.store.addIndexers(indexers)
+}

@@ -1,0 +1,521 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"reflect"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Sink receives what a [Reflector] learns, in order, from the reflector's
+// goroutine only. The informer implements it; tests may too.
+type Sink[T Object] interface {
+	// Prepare is called once on every object received (list item or watch
+	// event) before it is buffered or applied, and returns the object to use
+	// instead (transformed, trimmed, or an identical object already held).
+	Prepare(obj T) T
+	// Replace delivers the complete state as of resourceVersion. Objects
+	// held but not in items were deleted while the reflector was not
+	// watching.
+	Replace(items []T, resourceVersion string)
+	// Add, Update and Delete deliver one watch event each.
+	Add(obj T)
+	Update(obj T)
+	Delete(obj T)
+}
+
+// ReflectorOptions configures a [Reflector]. The zero value is valid.
+type ReflectorOptions struct {
+	// LabelSelector and FieldSelector restrict what is listed and watched.
+	LabelSelector string
+	FieldSelector string
+	// PageSize is the LIST page size (limit); 0 means 500.
+	PageSize int64
+	// DisableStreaming skips the streaming initial list (sendInitialEvents)
+	// and always uses a paginated LIST.
+	DisableStreaming bool
+	// InitialEventsTimeout bounds the wait for the end-of-initial-events
+	// bookmark of a streaming list; when it expires the reflector records
+	// ErrInitialEventsNotFinished and falls back to LIST for good. 0 means
+	// one minute.
+	InitialEventsTimeout time.Duration
+	// MinWatchTimeout is the lower bound of the randomised watch
+	// timeoutSeconds, which lies in [MinWatchTimeout, 2×MinWatchTimeout).
+	// 0 means five minutes.
+	MinWatchTimeout time.Duration
+	// Backoff configures the delay after failures.
+	Backoff Backoff
+	// Clock is the time source; nil means the wall clock.
+	Clock Clock
+	// Logger receives debug and warning records; nil discards them.
+	Logger *slog.Logger
+	// Name identifies the reflector in logs and errors.
+	Name string
+}
+
+// Phase is the reflector's state: what its next step will do.
+type Phase int
+
+const (
+	// NeedState: the next step fetches the complete state, by streaming
+	// watch when allowed, otherwise by paginated LIST.
+	NeedState Phase = iota
+	// Streaming: a streaming watch is open and its initial events are being
+	// collected until the end bookmark.
+	Streaming
+	// NeedWatch: the state is known as of a resourceVersion; the next step
+	// opens a watch from it.
+	NeedWatch
+	// Watching: a watch is open; the next step applies its events until it
+	// ends.
+	Watching
+)
+
+func (p Phase) String() string {
+	return [...]string{"NeedState", "Streaming", "NeedWatch", "Watching"}[p]
+}
+
+// state is everything the step function reads and writes. Only the goroutine
+// running the reflector touches it.
+type state[T Object] struct {
+	phase      Phase
+	rv         string // last resourceVersion seen (list, event or bookmark)
+	relistFrom string // resourceVersion for the next full fetch; "" = latest
+	streaming  bool   // the next NeedState step may try a streaming watch
+	listOnce   bool   // the next NeedState step lists even if streaming is allowed
+	w          watch.Interface
+	deadline   time.Time // Streaming: when to give up on the end bookmark
+	started    time.Time // Watching: when the watch opened
+	events     int       // Watching: events received on the current watch
+	initial    []T       // Streaming: collected initial objects
+	backoff    backoffState
+}
+
+// Reflector keeps a [Sink] in step with the API server through a
+// [ListerWatcher]: it fetches the complete state (streaming watch or
+// paginated LIST), then watches from the state's resourceVersion, resumes a
+// dropped watch without relisting, relists on 410 Gone, and backs off
+// exponentially on errors. It is an explicit state machine: [Phase] plus one
+// step function; Run only loops over it.
+//
+// A Reflector runs once; its status methods are safe for concurrent use.
+type Reflector[T Object] struct {
+	lw    ListerWatcher[T]
+	sink  Sink[T]
+	opts  ReflectorOptions
+	clock Clock
+	log   *slog.Logger
+
+	mu       sync.Mutex
+	lastRV   string
+	lastErr  error
+	attempts int
+	synced   bool
+}
+
+// NewReflector returns a reflector feeding sink from lw.
+func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOptions) *Reflector[T] {
+	if opts.PageSize <= 0 {
+		opts.PageSize = 500
+	}
+	if opts.InitialEventsTimeout <= 0 {
+		opts.InitialEventsTimeout = time.Minute
+	}
+	if opts.MinWatchTimeout <= 0 {
+		opts.MinWatchTimeout = 5 * time.Minute
+	}
+	opts.Backoff = opts.Backoff.withDefaults()
+	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: opts.Clock, log: opts.Logger}
+	if r.clock == nil {
+		r.clock = RealClock{}
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	return r
+}
+
+// Run drives the reflector until ctx is done. It returns nil then; all
+// other failures are retried and reported through LastError.
+func (r *Reflector[T]) Run(ctx context.Context) {
+	s := &state[T]{streaming: !r.opts.DisableStreaming, backoff: backoffState{cfg: r.opts.Backoff}}
+	defer func() {
+		if s.w != nil {
+			s.w.Stop()
+		}
+	}()
+	for ctx.Err() == nil {
+		wait := r.step(ctx, s, r.clock.Now())
+		if wait <= 0 || ctx.Err() != nil {
+			continue
+		}
+		r.log.Debug("reflector backing off", "reflector", r.opts.Name, "delay", wait, "phase", s.phase)
+		c, stop := r.clock.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			stop()
+		case <-c:
+		}
+	}
+}
+
+// LastSyncResourceVersion is the resourceVersion of the last list, event or
+// bookmark applied; "" before the first sync.
+func (r *Reflector[T]) LastSyncResourceVersion() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastRV
+}
+
+// LastError returns the cause of the last failed attempt and the number of
+// failures so far. The error is cleared by a successful full sync.
+func (r *Reflector[T]) LastError() (error, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastErr, r.attempts
+}
+
+func (r *Reflector[T]) fail(err error) {
+	r.log.Warn("reflector attempt failed", "reflector", r.opts.Name, "error", err)
+	r.mu.Lock()
+	r.lastErr = err
+	r.attempts++
+	r.mu.Unlock()
+}
+
+func (r *Reflector[T]) setRV(rv string, synced bool) {
+	r.mu.Lock()
+	r.lastRV = rv
+	if synced {
+		r.synced = true
+		r.lastErr = nil
+	}
+	r.mu.Unlock()
+}
+
+// step performs one action for the current phase, moves s to the next phase
+// and returns how long to wait before the next step. now is the time the
+// step starts; ctx ends any blocking call.
+func (r *Reflector[T]) step(ctx context.Context, s *state[T], now time.Time) time.Duration {
+	switch s.phase {
+	case NeedState:
+		if s.streaming && !s.listOnce {
+			return r.openStream(ctx, s, now)
+		}
+		s.listOnce = false
+		return r.list(ctx, s, now)
+	case Streaming:
+		return r.collectInitial(ctx, s)
+	case NeedWatch:
+		return r.openWatch(ctx, s, now)
+	case Watching:
+		return r.consume(ctx, s)
+	}
+	return 0
+}
+
+func (r *Reflector[T]) watchTimeout() *int64 {
+	min := int64(r.opts.MinWatchTimeout / time.Second)
+	if min < 1 {
+		min = 1
+	}
+	t := min + rand.Int64N(min)
+	return &t
+}
+
+func (r *Reflector[T]) openStream(ctx context.Context, s *state[T], now time.Time) time.Duration {
+	yes := true
+	opts := metav1.ListOptions{
+		LabelSelector:        r.opts.LabelSelector,
+		FieldSelector:        r.opts.FieldSelector,
+		ResourceVersion:      s.relistFrom,
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+		SendInitialEvents:    &yes,
+		AllowWatchBookmarks:  true,
+		TimeoutSeconds:       r.watchTimeout(),
+	}
+	w, err := r.lw.Watch(ctx, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0
+		}
+		r.fail(err)
+		if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsMethodNotSupported(err) {
+			// The server does not support streaming lists: stop asking.
+			s.streaming = false
+		}
+		s.listOnce = true
+		return 0
+	}
+	s.w, s.phase, s.initial = w, Streaming, nil
+	s.deadline = now.Add(r.opts.InitialEventsTimeout)
+	return 0
+}
+
+// collectInitial reads a streaming watch until its end bookmark.
+func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Duration {
+	timer, stopTimer := r.clock.NewTimer(s.deadline.Sub(r.clock.Now()))
+	defer stopTimer()
+	var index map[Key]int // built lazily if the stream modifies or deletes
+	abandon := func(err error) time.Duration {
+		s.w.Stop()
+		s.w, s.initial, s.phase = nil, nil, NeedState
+		if err != nil {
+			r.fail(err)
+		}
+		s.listOnce = true
+		return 0
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return 0
+		case <-timer:
+			s.streaming = false
+			return abandon(ErrInitialEventsNotFinished)
+		case ev, ok := <-s.w.ResultChan():
+			if !ok {
+				err := watchErr(s.w)
+				if err == nil {
+					err = ErrInitialEventsNotFinished
+				}
+				if ctx.Err() != nil {
+					return 0
+				}
+				return abandon(err)
+			}
+			switch ev.Type {
+			case watch.Added, watch.Modified, watch.Deleted:
+				obj, ok := ev.Object.(T)
+				if !ok {
+					return abandon(typeErr[T](ev.Object))
+				}
+				if ev.Type == watch.Added && index == nil {
+					s.initial = append(s.initial, r.sink.Prepare(obj))
+					continue
+				}
+				if index == nil {
+					index = make(map[Key]int, len(s.initial))
+					for i, o := range s.initial {
+						index[KeyOf(o)] = i
+					}
+				}
+				k := KeyOf(obj)
+				i, found := index[k]
+				switch {
+				case ev.Type == watch.Deleted && found:
+					last := len(s.initial) - 1
+					s.initial[i] = s.initial[last]
+					index[KeyOf(s.initial[i])] = i
+					var zero T
+					s.initial[last] = zero
+					s.initial = s.initial[:last]
+					delete(index, k)
+				case ev.Type == watch.Deleted:
+				case found:
+					s.initial[i] = r.sink.Prepare(obj)
+				default:
+					index[k] = len(s.initial)
+					s.initial = append(s.initial, r.sink.Prepare(obj))
+				}
+			case watch.Bookmark:
+				m, ok := ev.Object.(metav1.Object)
+				if !ok {
+					return abandon(typeErr[T](ev.Object))
+				}
+				s.rv = m.GetResourceVersion()
+				if m.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
+					continue
+				}
+				items := s.initial
+				s.initial = nil
+				r.sink.Replace(items, s.rv)
+				r.setRV(s.rv, true)
+				s.relistFrom = s.rv
+				s.phase, s.started, s.events = Watching, r.clock.Now(), 0
+				return 0
+			case watch.Error:
+				err := statusErr(ev.Object)
+				if (isExpired(err) || isTooLarge(err)) && s.relistFrom != "" {
+					s.relistFrom = ""
+				}
+				return abandon(err)
+			}
+		}
+	}
+}
+
+// list fetches the complete state by paginated LIST and replaces the sink's.
+func (r *Reflector[T]) list(ctx context.Context, s *state[T], now time.Time) time.Duration {
+	opts := metav1.ListOptions{
+		LabelSelector:   r.opts.LabelSelector,
+		FieldSelector:   r.opts.FieldSelector,
+		ResourceVersion: s.relistFrom,
+		Limit:           r.opts.PageSize,
+	}
+	if s.relistFrom != "" {
+		opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+	}
+	var items []T
+	var rv string
+	for {
+		page, err := r.lw.List(ctx, opts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return 0
+			}
+			r.fail(err)
+			if (isExpired(err) || isTooLarge(err)) && s.relistFrom != "" {
+				// The version we asked for is unavailable: try the latest now.
+				s.relistFrom = ""
+				return 0
+			}
+			return s.backoff.next(now)
+		}
+		for _, o := range page.Items {
+			items = append(items, r.sink.Prepare(o))
+		}
+		if rv == "" || opts.Continue == "" {
+			rv = page.ResourceVersion
+		}
+		if page.Continue == "" {
+			break
+		}
+		opts = metav1.ListOptions{
+			LabelSelector: r.opts.LabelSelector,
+			FieldSelector: r.opts.FieldSelector,
+			Limit:         r.opts.PageSize,
+			Continue:      page.Continue,
+		}
+	}
+	r.sink.Replace(items, rv)
+	r.setRV(rv, true)
+	s.rv, s.relistFrom, s.phase = rv, rv, NeedWatch
+	return 0
+}
+
+func (r *Reflector[T]) openWatch(ctx context.Context, s *state[T], now time.Time) time.Duration {
+	opts := metav1.ListOptions{
+		LabelSelector:       r.opts.LabelSelector,
+		FieldSelector:       r.opts.FieldSelector,
+		ResourceVersion:     s.rv,
+		AllowWatchBookmarks: true,
+		TimeoutSeconds:      r.watchTimeout(),
+	}
+	w, err := r.lw.Watch(ctx, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0
+		}
+		r.fail(err)
+		if isExpired(err) {
+			s.phase, s.relistFrom = NeedState, s.rv
+			return 0
+		}
+		return s.backoff.next(now)
+	}
+	s.w, s.phase, s.started, s.events = w, Watching, now, 0
+	return 0
+}
+
+// shortWatch is how long a watch must live, or deliver at least one event,
+// for its clean end to be followed by an immediate re-watch.
+const shortWatch = time.Second
+
+// consume applies events of the open watch until it ends.
+func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
+	end := func(err error) time.Duration {
+		s.w.Stop()
+		s.w = nil
+		s.phase = NeedWatch
+		now := r.clock.Now()
+		switch {
+		case err == nil && (s.events > 0 || now.Sub(s.started) >= shortWatch):
+			return 0
+		case err == nil:
+			// Closed at once without a word: do not spin.
+			return s.backoff.next(now)
+		case isExpired(err):
+			r.fail(err)
+			s.phase, s.relistFrom = NeedState, s.rv
+			return 0
+		default:
+			r.fail(err)
+			return s.backoff.next(now)
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return 0
+		case ev, ok := <-s.w.ResultChan():
+			if !ok {
+				if ctx.Err() != nil {
+					return 0
+				}
+				return end(watchErr(s.w))
+			}
+			s.events++
+			switch ev.Type {
+			case watch.Added, watch.Modified, watch.Deleted:
+				obj, ok := ev.Object.(T)
+				if !ok {
+					return end(typeErr[T](ev.Object))
+				}
+				rv := obj.GetResourceVersion()
+				obj = r.sink.Prepare(obj)
+				switch ev.Type {
+				case watch.Added:
+					r.sink.Add(obj)
+				case watch.Modified:
+					r.sink.Update(obj)
+				default:
+					r.sink.Delete(obj)
+				}
+				s.rv = rv
+				r.setRV(rv, false)
+			case watch.Bookmark:
+				if m, ok := ev.Object.(metav1.Object); ok && m.GetResourceVersion() != "" {
+					s.rv = m.GetResourceVersion()
+					r.setRV(s.rv, false)
+				}
+			case watch.Error:
+				return end(statusErr(ev.Object))
+			}
+		}
+	}
+}
+
+func watchErr(w watch.Interface) error {
+	if e, ok := w.(interface{ Err() error }); ok {
+		return e.Err()
+	}
+	return nil
+}
+
+// errUnknownWatchError stands for an ERROR event without a Status object.
+var errUnknownWatchError = errors.New("watch error event without a Status")
+
+func statusErr(obj any) error {
+	if st, ok := obj.(*metav1.Status); ok {
+		return apierrors.FromObject(st)
+	}
+	return errUnknownWatchError
+}
+
+func typeErr[T Object](obj any) error {
+	return &TypeError{Want: reflect.TypeFor[T](), Got: reflect.TypeOf(obj)}
+}
+
+func isExpired(err error) bool { return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) }
+
+func isTooLarge(err error) bool {
+	return apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge)
+}
