@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Config says how to reach and authenticate to one kube-apiserver. The zero
@@ -99,6 +101,24 @@ type Config struct {
 	// connection under a watch is noticed within about a minute.
 	HealthPingInterval time.Duration
 	PingTimeout        time.Duration
+
+	// Scheme is the type registry used for content negotiation, decoding and
+	// parameter encoding. Nil means scheme.Default(), the built-in kinds. A
+	// group/version is sent in protobuf (under ContentTypeAuto) only when it
+	// is registered here and its types implement protobuf marshalling.
+	Scheme *runtime.Scheme
+
+	// MaxRetryAfter caps the wait a Retry-After header may ask for. Zero
+	// means 30s.
+	MaxRetryAfter time.Duration
+
+	// MaxFrameBytes bounds the size of one watch event on the wire. A
+	// larger frame ends the watch with ErrFrameTooLarge. Zero means 16 MiB.
+	MaxFrameBytes int
+
+	// Clock tells the time and sleeps between retries. Nil means the real
+	// clock. Tests inject a fake one.
+	Clock Clock
 }
 
 // TLSConfig holds the TLS settings of a Config. File fields are read when the

@@ -1,0 +1,208 @@
+package rest
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubego/kubego/scheme"
+)
+
+const (
+	defaultMaxRetries    = 10
+	defaultMaxRetryAfter = 30 * time.Second
+	defaultMaxFrameBytes = 16 << 20
+)
+
+// Client sends requests to one kube-apiserver. Build it with NewClient; it is
+// safe for concurrent use, and cheap to keep for the life of a program.
+// Clients built from Configs with equal TLS, proxy and HTTP/2 settings share
+// one connection pool.
+type Client struct {
+	base        *url.URL
+	http        *http.Client
+	scheme      *runtime.Scheme
+	json        *json.Serializer
+	proto       *protobuf.Serializer
+	params      runtime.ParameterCodec
+	contentType ContentType
+	timeout     time.Duration
+	maxRetries  int
+	maxAfter    time.Duration
+	maxFrame    int
+	limiter     RateLimiter
+	warnings    WarningHandler
+	logger      *slog.Logger
+	clock       Clock
+
+	protoGVs sync.Map // schema.GroupVersion → bool
+}
+
+// NewClient validates cfg and builds a Client. Errors in cfg come back as
+// *ConfigError. cfg is not retained: later changes to it do not affect the
+// Client (func and interface fields are shared, not copied).
+func NewClient(cfg *Config) (*Client, error) {
+	base, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	baseRT, err := transportFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = realClock{}
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+
+	var rt http.RoundTripper = baseRT
+	host := base.Host
+	switch {
+	case cfg.Auth != nil:
+		rt = cfg.Auth.WrapTransport(rt)
+	case cfg.BearerTokenFile != "":
+		src := &tokenFile{path: cfg.BearerTokenFile, clock: clock}
+		if _, err := src.get(); err != nil {
+			return nil, &ConfigError{Field: "BearerTokenFile", Reason: "cannot read a token", Err: err}
+		}
+		rt = &tokenFileAuth{host: host, src: src, next: rt}
+	case cfg.BearerToken != "":
+		rt = &staticAuth{host: host, header: "Bearer " + cfg.BearerToken, next: rt}
+	case cfg.Username != "":
+		rt = &staticAuth{host: host, header: basicHeader(cfg.Username, cfg.Password), next: rt}
+	}
+	if cfg.Impersonate.UserName != "" {
+		imp := cfg.Impersonate
+		imp.Groups = append([]string(nil), imp.Groups...)
+		extra := make(map[string][]string, len(imp.Extra))
+		for k, v := range imp.Extra {
+			extra[k] = append([]string(nil), v...)
+		}
+		imp.Extra = extra
+		rt = &impersonateRT{imp: imp, next: rt}
+	}
+	agent := cfg.UserAgent
+	if agent == "" {
+		agent = defaultUserAgent()
+	}
+	rt = &userAgentRT{agent: agent, next: rt}
+	if cfg.WrapTransport != nil {
+		rt = cfg.WrapTransport(rt)
+	}
+
+	s := cfg.Scheme
+	if s == nil {
+		s = scheme.Default()
+	}
+	maxRetries := cfg.MaxRetries
+	switch {
+	case maxRetries == 0:
+		maxRetries = defaultMaxRetries
+	case maxRetries < 0:
+		maxRetries = 0
+	}
+	c := &Client{
+		base:        base,
+		http:        &http.Client{Transport: rt, CheckRedirect: checkRedirect},
+		scheme:      s,
+		json:        json.NewSerializerWithOptions(json.DefaultMetaFactory, s, s, json.SerializerOptions{}),
+		proto:       protobuf.NewSerializer(s, s),
+		params:      runtime.NewParameterCodec(s),
+		contentType: cfg.ContentType,
+		timeout:     cfg.Timeout,
+		maxRetries:  maxRetries,
+		maxAfter:    orDefault(cfg.MaxRetryAfter, defaultMaxRetryAfter),
+		maxFrame:    orDefault(cfg.MaxFrameBytes, defaultMaxFrameBytes),
+		limiter:     cfg.RateLimiter,
+		logger:      logger,
+		clock:       clock,
+		warnings:    cfg.WarningHandler,
+	}
+	if c.warnings == nil {
+		c.warnings = &logOnce{logger: logger}
+	}
+	return c, nil
+}
+
+func defaultUserAgent() string {
+	prog := "unknown"
+	if len(os.Args) > 0 {
+		prog = filepath.Base(os.Args[0])
+	}
+	return fmt.Sprintf("%s kubego (%s/%s)", prog, goruntime.GOOS, goruntime.GOARCH)
+}
+
+// Scheme returns the type registry the client decodes with. It must not be
+// modified.
+func (c *Client) Scheme() *runtime.Scheme { return c.scheme }
+
+// Verb starts a request with the given HTTP method.
+func (c *Client) Verb(method string) *Request {
+	return &Request{c: c, verb: method}
+}
+
+// Get starts a GET request.
+func (c *Client) Get() *Request { return c.Verb(http.MethodGet) }
+
+// Post starts a POST request.
+func (c *Client) Post() *Request { return c.Verb(http.MethodPost) }
+
+// Put starts a PUT request.
+func (c *Client) Put() *Request { return c.Verb(http.MethodPut) }
+
+// Delete starts a DELETE request.
+func (c *Client) Delete() *Request { return c.Verb(http.MethodDelete) }
+
+// Patch starts a PATCH request whose body is of patch type pt (it becomes
+// the Content-Type).
+func (c *Client) Patch(pt types.PatchType) *Request {
+	r := c.Verb(http.MethodPatch)
+	r.patchType = pt
+	return r
+}
+
+// protoProtocolBuffer is implemented by the generated k8s.io/api types.
+type protoMarshaler interface {
+	Marshal() ([]byte, error)
+	Unmarshal([]byte) error
+}
+
+const metaPkg = "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// isProtoGV reports whether gv is registered in the client's scheme with
+// types that can be sent in protobuf (the built-in kinds do; CRD Go types
+// added to a custom scheme do not). meta/v1 option types, registered in every
+// group/version, are ignored.
+func (c *Client) isProtoGV(gv schema.GroupVersion) bool {
+	if v, ok := c.protoGVs.Load(gv); ok {
+		return v.(bool)
+	}
+	ok := false
+	for _, t := range c.scheme.KnownTypes(gv) {
+		if t.PkgPath() == metaPkg {
+			continue
+		}
+		if _, isProto := newOf(t).(protoMarshaler); isProto {
+			ok = true
+			break
+		}
+	}
+	c.protoGVs.Store(gv, ok)
+	return ok
+}

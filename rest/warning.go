@@ -1,0 +1,58 @@
+package rest
+
+import (
+	"log/slog"
+	"net/http"
+	"sync"
+
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+)
+
+// Warning is one Warning header of a response.
+type Warning struct {
+	Code  int
+	Agent string
+	Text  string
+}
+
+// maxLoggedWarnings bounds the memory of the default handler.
+const maxLoggedWarnings = 4096
+
+// logOnce is the default WarningHandler: it logs each distinct message once
+// per Client.
+type logOnce struct {
+	logger *slog.Logger
+	mu     sync.Mutex
+	seen   map[string]struct{}
+}
+
+func (l *logOnce) HandleWarning(code int, agent, text string) {
+	l.mu.Lock()
+	if l.seen == nil {
+		l.seen = map[string]struct{}{}
+	}
+	_, dup := l.seen[text]
+	if !dup && len(l.seen) < maxLoggedWarnings {
+		l.seen[text] = struct{}{}
+	}
+	l.mu.Unlock()
+	if !dup {
+		l.logger.Warn("kube-apiserver warning", "text", text, "agent", agent, "code", code)
+	}
+}
+
+// handleWarnings parses the Warning headers of h, hands each to the
+// client's handler and returns them.
+func (c *Client) handleWarnings(h http.Header) []Warning {
+	vals := h.Values("Warning")
+	if len(vals) == 0 {
+		return nil
+	}
+	parsed, _ := utilnet.ParseWarningHeaders(vals)
+	out := make([]Warning, 0, len(parsed))
+	for _, w := range parsed {
+		c.warnings.HandleWarning(w.Code, w.Agent, w.Text)
+		out = append(out, Warning{Code: w.Code, Agent: w.Agent, Text: w.Text})
+	}
+	return out
+}
