@@ -1,0 +1,82 @@
+// Package workqueue is the queue between a controller's event handlers and
+// its workers.
+//
+// Handlers only Add keys, typically a {Namespace, Name} struct naming an
+// object that changed; workers take keys with Get, reconcile the named
+// object towards its desired state, and report back. A Queue is generic over
+// the key type, which may be any comparable type.
+//
+// # Guarantees
+//
+// A Queue gives the guarantees controllers are built on:
+//
+//   - Deduplication: a key waiting for a worker is queued once, however many
+//     times it is added; it keeps its place in line.
+//   - Exclusion: a key handed out by Get is not handed out again until the
+//     worker calls Done, so no two workers ever process the same key at
+//     once.
+//   - No lost updates: a key added while a worker holds it is queued again
+//     when the worker calls Done, so the latest state is always processed
+//     after the latest Add.
+//   - Order: keys come out in the order they became ready.
+//
+// # The worker loop
+//
+// The protocol for a worker is Get, process, then Forget on success or
+// AddRateLimited on failure, and Done in every case:
+//
+//	for {
+//		key, ok := q.Get(ctx)
+//		if !ok {
+//			return // shut down, or ctx ended
+//		}
+//		if err := reconcile(ctx, key); err != nil {
+//			q.AddRateLimited(key) // retry later, with backoff
+//		} else {
+//			q.Forget(key) // reset the backoff
+//		}
+//		q.Done(key)
+//	}
+//
+// Forgetting Done starves a key forever, and forgetting Forget keeps its
+// backoff growing. The controller package owns this loop, so users of
+// controllers write only the reconcile step and cannot get it wrong; use a
+// Queue directly only when building such a loop.
+//
+// # Delays and rate limiting
+//
+// AddAfter adds a key once a delay has passed. All waiting keys share a
+// min-heap and one timer (no goroutine waits for them), and a key waits
+// once, until the earliest time asked for.
+//
+// AddRateLimited asks the queue's RateLimiter how long a failing key should
+// wait, and adds it after that. The default limiter takes the larger of a
+// per-key exponential backoff (5ms, 10ms, 20ms, … up to 1000s) and an
+// overall token bucket (10 retries per second after a burst of 100), like
+// client-go's default controller rate limiter. Exponential, Bucket,
+// FastSlow and MaxOf build others. NumRequeues reports a key's failures
+// since it was last forgotten.
+//
+// # Shutting down
+//
+// ShutDown stops the queue at once: pending keys are dropped and every Get
+// returns ok == false. ShutDownWithDrain does the same and then waits, up
+// to its context's deadline, for workers to call Done on the keys they
+// hold. Cancelling the context passed to Get stops only that Get.
+//
+// # Time and metrics
+//
+// Time comes from Options.Clock, the system clock by default, so tests can
+// use a fake clock or run under testing/synctest. Options.Metrics receives
+// depth, adds, queue latency, work duration, retries and, on demand,
+// unfinished work; package promqueue exports them to Prometheus. Without
+// Metrics the queue does no metrics work at all.
+//
+// # Performance
+//
+// Add, Get and Done take one mutex and allocate nothing in steady state:
+// pending keys live in a FIFO of fixed-size blocks that are recycled, and a
+// map of tickets deduplicates them without being written when a key is
+// taken. A parked Get receives its key directly from Add, without a second
+// trip through the lock.
+package workqueue
