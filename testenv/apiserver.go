@@ -57,7 +57,6 @@ func (cp *ControlPlane) apiServerArgs(port int) []string {
 	args := []string{
 		"--etcd-servers=" + cp.etcdEndpoint,
 		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
 		"--cert-dir=" + cp.dir + "/apiserver-" + strconv.Itoa(port),
 		"--tls-cert-file=" + cp.pki.servingCertFile,
