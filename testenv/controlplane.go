@@ -19,6 +19,9 @@ import (
 	"github.com/kubego/kubego/rest"
 )
 
+// tempPrefix starts the name of every control plane's temporary directory.
+const tempPrefix = "kubego-testenv-"
+
 // Options configure Start. The zero value starts etcd and one kube-apiserver
 // with the defaults described in the package documentation.
 type Options struct {
@@ -89,8 +92,13 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "kubego-testenv-")
+	sweepStale(os.TempDir())
+	dir, err := os.MkdirTemp("", tempPrefix)
 	if err != nil {
+		return nil, fmt.Errorf("testenv: %w", err)
+	}
+	if err := writeOwner(dir); err != nil {
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("testenv: %w", err)
 	}
 	cp := &ControlPlane{opts: opts, bins: bins, dir: dir, log: log}

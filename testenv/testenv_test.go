@@ -3,6 +3,7 @@ package testenv
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -81,5 +82,30 @@ func TestStaticTokensRejectBadLines(t *testing.T) {
 				t.Fatalf("error leaks the token: %v", err)
 			}
 		})
+	}
+}
+
+func TestSweepRemovesOnlyDeadOwnersDirectories(t *testing.T) {
+	tmp := t.TempDir()
+	mk := func(name, owner string) string {
+		dir := tmp + "/" + name
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if owner != "" {
+			os.WriteFile(dir+"/"+ownerFile, []byte(owner), 0o600)
+		}
+		return dir
+	}
+	dead := mk(tempPrefix+"dead", "999999999")
+	alive := mk(tempPrefix+"alive", strconv.Itoa(os.Getppid()))
+	noOwner := mk(tempPrefix+"noowner", "")
+	other := mk("someone-else", "999999999")
+	sweepStale(tmp)
+	for dir, wantExists := range map[string]bool{dead: false, alive: true, noOwner: true, other: true} {
+		_, err := os.Stat(dir)
+		if exists := err == nil; exists != wantExists {
+			t.Errorf("%s: exists=%v, want %v", dir, exists, wantExists)
+		}
 	}
 }
