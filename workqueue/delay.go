@@ -21,6 +21,7 @@ func (q *Queue[K]) AddAfter(k K, d time.Duration) {
 		q.metrics.Retried()
 	}
 	if d <= 0 {
+		q.takeInLocked(false)
 		q.addLocked(k)
 		return
 	}
@@ -41,6 +42,7 @@ func (q *Queue[K]) fireTimer() {
 		return
 	}
 	now := q.clock.Now()
+	q.takeInLocked(false)
 	for q.delayed.len() > 0 && !q.delayed.peek().After(now) {
 		q.addLocked(q.delayed.pop())
 	}

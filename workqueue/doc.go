@@ -74,9 +74,14 @@
 //
 // # Performance
 //
-// Add, Get and Done take one mutex and allocate nothing in steady state:
-// pending keys live in a FIFO of fixed-size blocks that are recycled, and a
-// map of tickets deduplicates them without being written when a key is
-// taken. A parked Get receives its key directly from Add, without a second
-// trip through the lock.
+// Add, Get and Done allocate nothing in steady state. Pending keys live in
+// a FIFO of fixed-size blocks that are recycled, not in a slice that is
+// copied as it grows; a map of tickets deduplicates them without being
+// written when a key is taken, and stale tickets are dropped in bulk. While
+// workers are busy, Add only appends to a short intake that the next Get
+// takes in as a batch, so producers and workers rarely wait for each other;
+// a parked Get instead receives its key directly from Add. In the
+// scenario of 1M keys, 4 producers and 8 workers this is more than twice as
+// fast as client-go's queue and allocates under a third of its bytes per
+// add (see bench/workqueue).
 package workqueue

@@ -65,16 +65,20 @@ type Queue[K comparable] struct {
 	// value says whether the key was added again meanwhile.
 	inflight map[K]bool
 	waiters  []*waiter[K] // parked Gets, most recent last; non-empty only while ready is empty
-	shut     bool
-	drained  chan struct{} // closed when inflight empties after shutdown
+	// in holds adds not yet taken in; it is empty and closed while
+	// waiters is not empty, and after shutdown.
+	in      intake[K]
+	inSpare []K // the buffer in will fill next
+	shut    bool
+	drained chan struct{} // closed when inflight empties after shutdown
 
 	waiterPool sync.Pool // *waiter[K]
 
 	clock   Clock
 	delayed delayHeap[K]
 	timer   Timer     // the one timer behind AddAfter; nil until first needed
-	armed   bool      // timer is pending, for armedAt
-	armedAt time.Time //
+	armed   bool      // the timer is pending...
+	armedAt time.Time // ...to go off at armedAt
 	fire    func()    // q.fireTimer, bound once
 
 	limiter RateLimiter[K]
@@ -116,10 +120,52 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 // deduplicated and keep their place. If a worker is processing k, k is
 // queued again when that worker calls Done, so the latest state is always
 // processed after the latest Add. After shutdown, Add does nothing.
+//
+// While no Get is waiting, Add only appends k to a short intake, which the
+// next Get or Len (or the Add that fills it) takes in, in order; the
+// guarantees above hold as if k had been taken in by Add itself. So
+// producers rarely wait for the queue's lock, and its bookkeeping runs in
+// batches. A queue with Metrics takes every key in at once, so that adds
+// are timed as they happen.
 func (q *Queue[K]) Add(k K) {
+	if q.metrics != nil {
+		// Metrics time adds as they happen: no batching.
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		q.addLocked(k)
+		return
+	}
+	taken, full := q.in.offer(k)
+	if taken && !full {
+		return
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if taken {
+		q.takeInLocked(false)
+		return
+	}
+	// The intake is closed: a Get is parked (or the queue is shut down).
+	// Take in whatever was left first, to keep the order of adds.
+	q.takeInLocked(false)
 	q.addLocked(k)
+}
+
+// takeInLocked processes the adds waiting in the intake, in order. With
+// closeIfIdle, it closes the intake if it leaves no key ready, so that the
+// caller can park a Get knowing that later adds come through q.mu.
+func (q *Queue[K]) takeInLocked(closeIfIdle bool) {
+	for {
+		keys := q.in.swap(q.inSpare, closeIfIdle && q.ready.len() == 0)
+		if keys == nil {
+			return
+		}
+		for _, k := range keys {
+			q.addLocked(k)
+		}
+		clear(keys)
+		q.inSpare = keys
+	}
 }
 
 func (q *Queue[K]) addLocked(k K) {
@@ -156,6 +202,9 @@ func (q *Queue[K]) readyLocked(k K) {
 		q.waiters[n-1] = nil
 		q.waiters = q.waiters[:n-1]
 		w.parked = false
+		if n == 1 {
+			q.in.setClosed(false) // no Get is parked any more
+		}
 		q.takeLocked(k)
 		w.key, w.ok = k, true
 		w.ch <- struct{}{} // capacity 1 and empty: never blocks
@@ -232,6 +281,9 @@ func (q *Queue[K]) Get(ctx context.Context) (k K, ok bool) {
 		}
 	}
 	q.mu.Lock()
+	if q.in.n.Load() > 0 || q.ready.len() == 0 {
+		q.takeInLocked(true)
+	}
 	if q.ready.len() > 0 {
 		k = q.popLocked()
 		q.mu.Unlock()
@@ -241,6 +293,7 @@ func (q *Queue[K]) Get(ctx context.Context) (k K, ok bool) {
 		q.mu.Unlock()
 		return k, false
 	}
+	// The intake is closed now: adds come to us directly.
 	w := q.waiterPool.Get().(*waiter[K])
 	w.parked = true
 	q.waiters = append(q.waiters, w)
@@ -283,6 +336,9 @@ func (q *Queue[K]) unparkLocked(w *waiter[K]) {
 		}
 	}
 	w.parked = false
+	if len(q.waiters) == 0 && !q.shut {
+		q.in.setClosed(false)
+	}
 }
 
 // Done tells the queue that the worker holding k has finished with it. If
@@ -317,6 +373,7 @@ func (q *Queue[K]) Done(k K) {
 func (q *Queue[K]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.takeInLocked(false)
 	return q.ready.len()
 }
 
@@ -373,6 +430,9 @@ func (q *Queue[K]) shutDownLocked() {
 		return
 	}
 	q.shut = true
+	q.in.setClosed(true)
+	q.in.swap(nil, false)
+	q.inSpare = nil
 	q.ready.clear()
 	q.tickets = nil // nothing is added any more
 	q.popped = q.pushed
