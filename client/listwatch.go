@@ -1,0 +1,121 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/informer"
+)
+
+// ListerWatcher returns r as the informer's ListerWatcher, for
+// informer.NewInformer and friends. It follows the informer contract: one
+// LIST or WATCH per call with exactly the given options, server errors as
+// *apierrors.StatusError, and the watch's Err method saying why it ended.
+func (r *Resource[T]) ListerWatcher() informer.ListerWatcher[T] {
+	return listerWatcher[T]{k: r.k}
+}
+
+type listerWatcher[T Object] struct{ k core }
+
+func (l listerWatcher[T]) List(ctx context.Context, opts metav1.ListOptions) (informer.ListResult[T], error) {
+	var items []T
+	lm, err := l.k.list(ctx, &opts, func(o runtime.Object) {
+		if t, ok := o.(T); ok {
+			items = append(items, t)
+		}
+	})
+	if err != nil {
+		return informer.ListResult[T]{}, err
+	}
+	return informer.ListResult[T]{Items: items, ResourceVersion: lm.ResourceVersion, Continue: lm.Continue}, nil
+}
+
+func (l listerWatcher[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := l.k.watch(ctx, &opts)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// ListerWatcher makes c an informer.Source, so an informer.Factory built on
+// it can serve any type c can map: typed targets through c's Registry,
+// built-in table and Mapper; unstructured and metadata targets by their
+// resource. It does not block.
+func (c *Client) ListerWatcher(ctx context.Context, t informer.Target) (informer.ListerWatcher[informer.Object], error) {
+	if t.Type == nil {
+		return nil, fmt.Errorf("client: target %s has no Go type", t)
+	}
+	ti := c.typeOf(t.Type)
+	k := core{c: c, ti: ti, ns: t.Namespace}
+	switch t.Form {
+	case informer.Typed:
+		if ti.form == formUnstructured || ti.form == formMetadata {
+			return nil, fmt.Errorf("client: typed target %s has type %v", t, t.Type)
+		}
+		if !t.Resource.Empty() {
+			k.explicit = explicitFor(ti, t)
+		} else if _, err := c.resolve(ctx, ti); err != nil {
+			return nil, err
+		}
+	case informer.Unstructured, informer.Metadata:
+		want := unstructuredType
+		if t.Form == informer.Metadata {
+			want = metadataType
+		}
+		if t.Type != want || t.Resource.Empty() {
+			return nil, fmt.Errorf("client: %s target %s needs type %v and a resource", t.Form, t, want)
+		}
+		k.explicit = explicitFor(ti, t)
+	default:
+		return nil, fmt.Errorf("client: unknown target form %v", t.Form)
+	}
+	return objectLW{k: k}, nil
+}
+
+var _ informer.Source = (*Client)(nil)
+
+// explicitFor builds the mapping of a target that names its resource. List
+// and watch need no scope beyond the namespace the target gives.
+func explicitFor(ti *typeInfo, t informer.Target) *Mapping {
+	m := Mapping{Resource: t.Resource, Namespaced: t.Namespace != ""}
+	if ti.resolved && ti.mapping.Resource == t.Resource {
+		m.Kind = ti.mapping.Kind
+	}
+	return &m
+}
+
+// objectLW is the untyped ListerWatcher of a Source.
+type objectLW struct{ k core }
+
+func (l objectLW) List(ctx context.Context, opts metav1.ListOptions) (informer.ListResult[informer.Object], error) {
+	var items []informer.Object
+	var bad reflect.Type
+	lm, err := l.k.list(ctx, &opts, func(o runtime.Object) {
+		if t, ok := o.(informer.Object); ok {
+			items = append(items, t)
+		} else if bad == nil {
+			bad = reflect.TypeOf(o)
+		}
+	})
+	if err != nil {
+		return informer.ListResult[informer.Object]{}, err
+	}
+	if bad != nil {
+		return informer.ListResult[informer.Object]{}, &informer.TypeError{Want: l.k.ti.typ, Got: bad}
+	}
+	return informer.ListResult[informer.Object]{Items: items, ResourceVersion: lm.ResourceVersion, Continue: lm.Continue}, nil
+}
+
+func (l objectLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := l.k.watch(ctx, &opts)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}

@@ -1,0 +1,79 @@
+package client_test
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/informer"
+)
+
+func podList(w http.ResponseWriter, r *http.Request, _ []byte) {
+	writeJSON(w, 200, map[string]any{"apiVersion": "v1", "kind": "PodList", "metadata": map[string]any{"resourceVersion": "42", "continue": "next"},
+		"items": []any{map[string]any{"metadata": map[string]any{"name": "p1", "namespace": "ns"}}}})
+}
+
+func TestSourceServesEachForm(t *testing.T) {
+	podsGVR := corev1.SchemeGroupVersion.WithResource("pods")
+	tests := []struct {
+		name     string
+		target   informer.Target
+		wantType reflect.Type
+		wantPath string
+		accept   string
+	}{
+		{"typed", informer.Target{Type: reflect.TypeFor[*corev1.Pod](), Form: informer.Typed, Namespace: "ns"}, reflect.TypeFor[*corev1.Pod](), "/api/v1/namespaces/ns/pods", ""},
+		{"unstructured", informer.Target{Type: reflect.TypeFor[*unstructured.Unstructured](), Form: informer.Unstructured, Resource: podsGVR}, reflect.TypeFor[*unstructured.Unstructured](), "/api/v1/pods", "application/json"},
+		{"metadata", informer.Target{Type: reflect.TypeFor[*metav1.PartialObjectMetadata](), Form: informer.Metadata, Resource: podsGVR, Namespace: "ns"}, reflect.TypeFor[*metav1.PartialObjectMetadata](), "/api/v1/namespaces/ns/pods", client.AcceptMetadataList},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, c := newFake(t, client.Options{})
+			f.respond = podList
+			if tt.name == "metadata" {
+				f.respond = func(w http.ResponseWriter, r *http.Request, _ []byte) {
+					writeJSON(w, 200, map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadataList", "metadata": map[string]any{"resourceVersion": "42", "continue": "next"},
+						"items": []any{map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadata", "metadata": map[string]any{"name": "p1", "namespace": "ns"}}}})
+				}
+			}
+			var src informer.Source = c
+			lw, err := src.ListerWatcher(context.Background(), tt.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := lw.List(context.Background(), metav1.ListOptions{Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Items) != 1 || reflect.TypeOf(res.Items[0]) != tt.wantType || res.Items[0].GetName() != "p1" || res.ResourceVersion != "42" || res.Continue != "next" {
+				t.Fatalf("list %+v", res)
+			}
+			req := f.requests()[0]
+			if req.Path != tt.wantPath || req.Query != "limit=5" {
+				t.Errorf("request %s?%s, want %s?limit=5", req.Path, req.Query, tt.wantPath)
+			}
+			if tt.accept != "" && req.Accept != tt.accept {
+				t.Errorf("Accept %q, want %q", req.Accept, tt.accept)
+			}
+		})
+	}
+}
+
+func TestResourceListerWatcher(t *testing.T) {
+	f, c := newFake(t, client.Options{})
+	f.respond = podList
+	var lw informer.ListerWatcher[*corev1.Pod] = client.For[*corev1.Pod](c).Namespace("ns").ListerWatcher()
+	res, err := lw.List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 1 || res.Items[0].Name != "p1" {
+		t.Fatalf("list %+v", res)
+	}
+}

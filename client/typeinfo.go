@@ -1,0 +1,126 @@
+package client
+
+import (
+	"context"
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// form is how objects of a Go type travel.
+type form int
+
+const (
+	// formScheme: the type is registered in the rest client's scheme; the
+	// rest client decodes it (protobuf for built-ins), and its list kind
+	// when registered (else lists are read as JSON).
+	formScheme form = iota
+	// formJSON: a Go type the scheme does not know (a CRD type); JSON only.
+	formJSON
+	// formUnstructured: *unstructured.Unstructured, JSON.
+	formUnstructured
+	// formMetadata: *metav1.PartialObjectMetadata, JSON with the
+	// as=PartialObjectMetadata media type parameter.
+	formMetadata
+)
+
+const (
+	// AcceptMetadata asks the server for PartialObjectMetadata.
+	AcceptMetadata = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+	// AcceptMetadataList asks the server for a PartialObjectMetadataList.
+	AcceptMetadataList = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+)
+
+var (
+	unstructuredType = reflect.TypeFor[*unstructured.Unstructured]()
+	metadataType     = reflect.TypeFor[*metav1.PartialObjectMetadata]()
+)
+
+// typeInfo is what the client knows about one Go type. It is immutable.
+type typeInfo struct {
+	typ     reflect.Type // pointer type
+	form    form
+	mapping Mapping // valid when resolved
+	// resolved is false when the mapping must come from the Mapper (gk
+	// says which kind), or when the type is unknown (err).
+	resolved bool
+	builtin  bool // from the k8s.io/api table: strategic merge patch works
+	gk       schema.GroupKind
+	versions []string
+	listGVK  schema.GroupVersionKind // formScheme only
+	err      error
+}
+
+func (c *Client) describe(t reflect.Type) *typeInfo {
+	ti := &typeInfo{typ: t}
+	switch t {
+	case unstructuredType:
+		ti.form = formUnstructured
+		ti.err = &UnknownTypeError{Type: t}
+		return ti
+	case metadataType:
+		ti.form = formMetadata
+		ti.err = &UnknownTypeError{Type: t}
+		return ti
+	}
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		ti.err = &UnknownTypeError{Type: t}
+		return ti
+	}
+	obj, _ := reflect.New(t.Elem()).Interface().(runtime.Object)
+	sch := c.rest.Scheme()
+	var gvks []schema.GroupVersionKind
+	if obj != nil {
+		gvks, _, _ = sch.ObjectKinds(obj)
+	}
+	ti.form = formJSON
+	if len(gvks) > 0 {
+		ti.form = formScheme
+		if sch.Recognizes(listKind(gvks[0])) {
+			ti.listGVK = listKind(gvks[0])
+		}
+	}
+	if m, ok := c.registry.lookup(t); ok {
+		ti.mapping, ti.resolved = m, true
+		if ti.form == formScheme && sch.Recognizes(listKind(m.Kind)) {
+			ti.listGVK = listKind(m.Kind)
+		}
+		return ti
+	}
+	for _, gvk := range gvks {
+		if m, ok := Builtin(gvk); ok {
+			ti.mapping, ti.resolved, ti.builtin = m, true, true
+			if sch.Recognizes(listKind(gvk)) {
+				ti.listGVK = listKind(gvk)
+			}
+			return ti
+		}
+	}
+	if len(gvks) > 0 && c.mapper != nil {
+		ti.gk = gvks[0].GroupKind()
+		for _, gvk := range gvks {
+			ti.versions = append(ti.versions, gvk.Version)
+		}
+		return ti
+	}
+	ti.err = &UnknownTypeError{Type: t}
+	return ti
+}
+
+// resolve returns the mapping of the type, asking the Mapper when needed.
+func (c *Client) resolve(ctx context.Context, ti *typeInfo) (Mapping, error) {
+	if ti.resolved {
+		return ti.mapping, nil
+	}
+	if ti.err != nil {
+		return Mapping{}, ti.err
+	}
+	m, err := c.mapper.RESTMapping(ctx, ti.gk, ti.versions...)
+	if err != nil {
+		return Mapping{}, &UnknownTypeError{Type: ti.typ, Cause: err}
+	}
+	return m, nil
+}
