@@ -1,0 +1,146 @@
+package kubeconfig
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// File is a kubeconfig: named clusters, users and contexts, and the current
+// context. It is plain data; the zero value is an empty kubeconfig (nil
+// maps read as empty; use the Set methods or make the maps before adding).
+// A File is not safe for concurrent mutation.
+//
+// Preferences and top-level extensions are ignored when reading and not
+// written.
+type File struct {
+	Clusters       map[string]*Cluster
+	Users          map[string]*User
+	Contexts       map[string]*Context
+	CurrentContext string
+
+	// currentFrom is the file current-context was read from.
+	currentFrom string
+	// files are the files this File was read from, in order.
+	files []string
+}
+
+// Files returns the paths this File was read from, in load order (empty
+// for a File built in memory).
+func (f *File) Files() []string { return append([]string(nil), f.files...) }
+
+// Cluster is how to reach one API server (a "clusters" entry).
+type Cluster struct {
+	Server                   string      `json:"server"`
+	TLSServerName            string      `json:"tls-server-name,omitempty"`
+	InsecureSkipTLSVerify    bool        `json:"insecure-skip-tls-verify,omitempty"`
+	CertificateAuthority     string      `json:"certificate-authority,omitempty"`
+	CertificateAuthorityData []byte      `json:"certificate-authority-data,omitempty"`
+	ProxyURL                 string      `json:"proxy-url,omitempty"`
+	DisableCompression       bool        `json:"disable-compression,omitempty"`
+	Extensions               []Extension `json:"extensions,omitempty"`
+
+	// Origin is the file this entry was read from; relative paths in it
+	// resolve against that file's directory. Not written.
+	Origin string `json:"-"`
+}
+
+// Extension is a named, opaque extension. The one named ExecExtensionName
+// on a cluster is passed to exec plugins with provideClusterInfo.
+type Extension struct {
+	Name      string          `json:"name"`
+	Extension json.RawMessage `json:"extension"`
+}
+
+// ExecExtensionName is the cluster extension whose value exec plugins
+// receive as spec.cluster.config.
+const ExecExtensionName = "client.authentication.k8s.io/exec"
+
+// User holds credentials (a "users" entry; AuthInfo in client-go). Its
+// String and GoString methods never show secrets.
+type User struct {
+	ClientCertificate     string `json:"client-certificate,omitempty"`
+	ClientCertificateData []byte `json:"client-certificate-data,omitempty"`
+	ClientKey             string `json:"client-key,omitempty"`
+	ClientKeyData         []byte `json:"client-key-data,omitempty"`
+	Token                 string `json:"token,omitempty"`
+	TokenFile             string `json:"tokenFile,omitempty"`
+
+	Impersonate          string              `json:"as,omitempty"`
+	ImpersonateUID       string              `json:"as-uid,omitempty"`
+	ImpersonateGroups    []string            `json:"as-groups,omitempty"`
+	ImpersonateUserExtra map[string][]string `json:"as-user-extra,omitempty"`
+
+	Username string `json:"username,omitempty"`
+	Password string `json:"password,omitempty"`
+
+	// AuthProvider is kept as read so that writing a File preserves it;
+	// building a config from a user with one fails with ErrUnsupported.
+	AuthProvider json.RawMessage `json:"auth-provider,omitempty"`
+	Exec         *Exec           `json:"exec,omitempty"`
+
+	// Origin is the file this entry was read from. Not written.
+	Origin string `json:"-"`
+}
+
+func (u *User) String() string {
+	if u == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("kubeconfig.User{ClientCertificate: %q, ClientKey: %q, TokenFile: %q, Username: %q, Impersonate: %q, Exec: %v, secrets: <redacted>}",
+		u.ClientCertificate, u.ClientKey, u.TokenFile, u.Username, u.Impersonate, u.Exec != nil)
+}
+
+func (u *User) GoString() string { return u.String() }
+
+// Exec is a user's exec credential plugin section.
+type Exec struct {
+	Command            string       `json:"command"`
+	Args               []string     `json:"args,omitempty"`
+	Env                []ExecEnvVar `json:"env,omitempty"`
+	APIVersion         string       `json:"apiVersion,omitempty"`
+	InstallHint        string       `json:"installHint,omitempty"`
+	ProvideClusterInfo bool         `json:"provideClusterInfo,omitempty"`
+	InteractiveMode    string       `json:"interactiveMode,omitempty"`
+}
+
+// ExecEnvVar is one environment variable of an exec plugin.
+type ExecEnvVar struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Context ties a cluster, a user and a default namespace together.
+type Context struct {
+	Cluster   string `json:"cluster"`
+	User      string `json:"user"`
+	Namespace string `json:"namespace,omitempty"`
+
+	// Origin is the file this entry was read from. Not written.
+	Origin string `json:"-"`
+}
+
+// wireFile is the on-disk layout (apiVersion v1, kind Config).
+type wireFile struct {
+	APIVersion     string        `json:"apiVersion,omitempty"`
+	Kind           string        `json:"kind,omitempty"`
+	Preferences    struct{}      `json:"preferences"`
+	Clusters       []wireCluster `json:"clusters"`
+	Contexts       []wireContext `json:"contexts"`
+	CurrentContext string        `json:"current-context"`
+	Users          []wireUser    `json:"users"`
+}
+
+type wireCluster struct {
+	Name    string   `json:"name"`
+	Cluster *Cluster `json:"cluster"`
+}
+
+type wireUser struct {
+	Name string `json:"name"`
+	User *User  `json:"user"`
+}
+
+type wireContext struct {
+	Name    string   `json:"name"`
+	Context *Context `json:"context"`
+}
