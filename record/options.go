@@ -1,0 +1,135 @@
+package record
+
+import (
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubego/kubego/scheme"
+)
+
+// Defaults of Options.
+const (
+	DefaultReportingController = "kubego"
+	DefaultBufferSize          = 1000
+	DefaultCacheSize           = 4096
+	DefaultSeriesWindow        = 6 * time.Minute
+	DefaultSeriesInterval      = 10 * time.Second
+	DefaultSpamBurst           = 25
+	DefaultSpamRefill          = 5 * time.Minute
+	DefaultMaxAttempts         = 5
+)
+
+// Options configure a Recorder. The zero value is usable.
+type Options struct {
+	// ReportingController names the controller in every Event's
+	// reportingController: a qualified name such as "example.com/labeler".
+	// Empty means DefaultReportingController.
+	ReportingController string
+	// ReportingInstance names this replica in reportingInstance (at most 128
+	// characters). Empty means ReportingController + "-" + the hostname.
+	ReportingInstance string
+	// Scheme finds the kind of regarding and related objects that carry no
+	// TypeMeta (typed objects usually do not). Nil means scheme.Default().
+	Scheme *runtime.Scheme
+
+	// BufferSize bounds the new Events waiting to be created; beyond it
+	// Eventf drops (DropBufferFull). Zero means DefaultBufferSize.
+	BufferSize int
+	// CacheSize bounds the series tracked for aggregation, least recently
+	// seen evicted first, and the objects tracked by the spam limit. Zero
+	// means DefaultCacheSize.
+	CacheSize int
+	// SeriesWindow is how long after an occurrence an identical one is
+	// still folded into the same Event; later ones start a new Event. Zero
+	// means DefaultSeriesWindow.
+	SeriesWindow time.Duration
+	// SeriesInterval is the shortest time between two writes of one
+	// Event's series: repeats in between only update the count kept in
+	// memory. Shutdown writes pending counts at once. Zero means
+	// DefaultSeriesInterval.
+	SeriesInterval time.Duration
+
+	// SpamBurst and SpamRefill set the spam limit: each regarding object
+	// has a token bucket of SpamBurst tokens, refilled by one every
+	// SpamRefill; starting a new Event about the object takes a token.
+	// Zero means DefaultSpamBurst (25) and DefaultSpamRefill (5 minutes).
+	SpamBurst  int
+	SpamRefill time.Duration
+
+	// MaxAttempts bounds the attempts of one write that fails with a
+	// transient error (network, timeout, 429, 5xx). Zero means
+	// DefaultMaxAttempts.
+	MaxAttempts int
+
+	// Clock is the time source; nil means the system clock.
+	Clock Clock
+	// Logger receives invalid calls and failed writes; nil means none.
+	Logger *slog.Logger
+	// Metrics receives drops and writes; nil means none.
+	Metrics Metrics
+}
+
+func (o Options) resolved() (Options, error) {
+	if o.ReportingController == "" {
+		o.ReportingController = DefaultReportingController
+	}
+	if o.ReportingInstance == "" {
+		host, _ := os.Hostname()
+		o.ReportingInstance = o.ReportingController + "-" + host
+		if len(o.ReportingInstance) > 128 {
+			o.ReportingInstance = o.ReportingInstance[:128]
+		}
+	}
+	if o.Scheme == nil {
+		o.Scheme = scheme.Default()
+	}
+	if o.Clock == nil {
+		o.Clock = systemClock{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	def := func(v *int, d int, name string) error {
+		switch {
+		case *v == 0:
+			*v = d
+		case *v < 0:
+			return &OptionsError{name, "must not be negative"}
+		}
+		return nil
+	}
+	defDur := func(v *time.Duration, d time.Duration, name string) error {
+		switch {
+		case *v == 0:
+			*v = d
+		case *v < 0:
+			return &OptionsError{name, "must not be negative"}
+		}
+		return nil
+	}
+	for _, err := range []error{
+		def(&o.BufferSize, DefaultBufferSize, "BufferSize"),
+		def(&o.CacheSize, DefaultCacheSize, "CacheSize"),
+		def(&o.SpamBurst, DefaultSpamBurst, "SpamBurst"),
+		def(&o.MaxAttempts, DefaultMaxAttempts, "MaxAttempts"),
+		defDur(&o.SeriesWindow, DefaultSeriesWindow, "SeriesWindow"),
+		defDur(&o.SeriesInterval, DefaultSeriesInterval, "SeriesInterval"),
+		defDur(&o.SpamRefill, DefaultSpamRefill, "SpamRefill"),
+	} {
+		if err != nil {
+			return o, err
+		}
+	}
+	if errs := content.IsLabelKey(o.ReportingController); len(errs) > 0 {
+		return o, &OptionsError{"ReportingController", strings.Join(errs, "; ")}
+	}
+	if len(o.ReportingInstance) > 128 {
+		return o, &OptionsError{"ReportingInstance", "must have at most 128 characters"}
+	}
+	return o, nil
+}

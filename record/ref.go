@@ -1,0 +1,64 @@
+package record
+
+import (
+	"reflect"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// objectKey identifies an object for aggregation and the spam limit. It
+// leaves out the resourceVersion, which changes with every update of the
+// object.
+type objectKey struct {
+	apiVersion, kind, namespace, name, uid string
+}
+
+func keyOf(ref *corev1.ObjectReference) objectKey {
+	return objectKey{ref.APIVersion, ref.Kind, ref.Namespace, ref.Name, string(ref.UID)}
+}
+
+// reference describes obj. A *corev1.ObjectReference is taken as it is;
+// any other object must have metadata, and a kind known from its TypeMeta or
+// from the scheme.
+func (r *Recorder) reference(field string, obj runtime.Object) (corev1.ObjectReference, error) {
+	if obj == nil || isNilPointer(obj) {
+		return corev1.ObjectReference{}, &InvalidEventError{Field: field, Reason: "object is nil"}
+	}
+	if ref, ok := obj.(*corev1.ObjectReference); ok {
+		if ref.Kind == "" || ref.Name == "" {
+			return corev1.ObjectReference{}, &InvalidEventError{Field: field, Reason: "object reference needs a kind and a name"}
+		}
+		return *ref, nil
+	}
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return corev1.ObjectReference{}, &InvalidEventError{Field: field, Reason: "object has no metadata", Err: err}
+	}
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Empty() {
+		kinds, _, err := r.opts.Scheme.ObjectKinds(obj)
+		if err != nil || len(kinds) == 0 {
+			return corev1.ObjectReference{}, &InvalidEventError{Field: field, Reason: "kind of " + reflect.TypeOf(obj).String() + " is unknown to the scheme", Err: err}
+		}
+		gvk = kinds[0]
+	}
+	if acc.GetName() == "" {
+		return corev1.ObjectReference{}, &InvalidEventError{Field: field, Reason: "object has no name"}
+	}
+	apiVersion, kind := gvk.ToAPIVersionAndKind()
+	return corev1.ObjectReference{
+		APIVersion:      apiVersion,
+		Kind:            kind,
+		Namespace:       acc.GetNamespace(),
+		Name:            acc.GetName(),
+		UID:             acc.GetUID(),
+		ResourceVersion: acc.GetResourceVersion(),
+	}, nil
+}
+
+func isNilPointer(obj runtime.Object) bool {
+	v := reflect.ValueOf(obj)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}

@@ -1,0 +1,213 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// job is one write the worker does, prepared under the lock.
+type job struct {
+	s      *series
+	create bool
+	ev     *eventsv1.Event // create: the full Event
+	series eventsv1.EventSeries
+	count  int32 // the count this write brings the server to
+}
+
+// run is the Recorder's goroutine: it writes what is due, then waits for new
+// work, the next due time, Shutdown or ctx (Shutdown's deadline).
+func (r *Recorder) run(ctx context.Context) {
+	defer close(r.done)
+	draining := false
+	for {
+		now := r.opts.Clock.Now()
+		jobs, next, empty := r.take(now, draining)
+		for i, j := range jobs {
+			err := r.write(ctx, j)
+			if ctx.Err() != nil {
+				r.putBack(jobs[i:])
+				return
+			}
+			r.finish(j, err)
+		}
+		if len(jobs) > 0 {
+			continue
+		}
+		if draining && empty {
+			return
+		}
+		var fired chan struct{}
+		var tm Timer
+		if !next.IsZero() {
+			fired = make(chan struct{})
+			tm = r.opts.Clock.AfterFunc(next.Sub(now), func() { close(fired) })
+		}
+		drain := r.drain
+		if draining {
+			drain = nil
+		}
+		select {
+		case <-r.wake:
+		case <-fired:
+		case <-drain:
+			draining = true
+		case <-ctx.Done():
+		}
+		if tm != nil {
+			tm.Stop()
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// take returns the writes due at now, the time the next one falls due
+// (zero if none is waiting), and whether nothing at all is pending. When
+// draining, series counts are due without waiting for SeriesInterval.
+func (r *Recorder) take(now time.Time, draining bool) (jobs []job, next time.Time, empty bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	later := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	kept := r.creates[:0]
+	for _, s := range r.creates {
+		if s.retryAt.After(now) {
+			kept = append(kept, s)
+			later(s.retryAt)
+			continue
+		}
+		s.state = inflight
+		ev := s.ev
+		if s.count >= 2 {
+			ev = ev.DeepCopy()
+			v := s.seriesValue()
+			ev.Series = &v
+		}
+		jobs = append(jobs, job{s: s, create: true, ev: ev, count: s.count})
+	}
+	clear(r.creates[len(kept):])
+	r.creates = kept
+	for s := range r.dirty {
+		due := s.retryAt
+		if !draining {
+			if t := s.lastWrite.Add(r.opts.SeriesInterval); t.After(due) {
+				due = t
+			}
+		}
+		if due.After(now) {
+			later(due)
+			continue
+		}
+		delete(r.dirty, s)
+		s.state = inflight
+		jobs = append(jobs, job{s: s, series: s.seriesValue(), count: s.count})
+	}
+	return jobs, next, len(r.creates) == 0 && len(r.dirty) == 0
+}
+
+func (r *Recorder) write(ctx context.Context, j job) error {
+	if j.create {
+		return r.sink.Create(ctx, j.ev)
+	}
+	return r.sink.UpdateSeries(ctx, j.s.ev.Namespace, j.s.ev.Name, j.series)
+}
+
+// finish records the outcome of j.
+func (r *Recorder) finish(j job, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := j.s
+	now := r.opts.Clock.Now()
+	if r.opts.Metrics != nil {
+		r.opts.Metrics.Wrote(err)
+	}
+	if err == nil || j.create && apierrors.IsAlreadyExists(err) {
+		// AlreadyExists: names are unique per recorder, so an earlier
+		// attempt that seemed to fail was stored.
+		r.stats.Writes++
+		s.written, s.lastWrite, s.attempts, s.retryAt = j.count, now, 0, time.Time{}
+		r.settleLocked(s)
+		return
+	}
+	if !j.create && apierrors.IsNotFound(err) {
+		// The Event expired or was deleted: start it again, with its series.
+		ev := s.ev.DeepCopy()
+		ev.Name = r.nameLocked(ev.Regarding.Name, now)
+		ev.EventTime = microTime(now)
+		s.ev, s.written, s.state = ev, 0, queued
+		r.creates = append(r.creates, s)
+		return
+	}
+	s.attempts++
+	if !transient(err) || s.attempts >= r.opts.MaxAttempts {
+		r.opts.Logger.Warn("record: event write abandoned", "namespace", s.ev.Namespace, "name", s.ev.Name, "reason", s.ev.Reason, "attempts", s.attempts, "error", err)
+		r.dropLocked(DropWriteFailed)
+		if s.cached {
+			r.uncacheLocked(s, r.cache[s.key])
+		}
+		// No longer cached, s is never written again; the next identical
+		// occurrence starts a new Event.
+		s.attempts, s.retryAt, s.state = 0, time.Time{}, idle
+		return
+	}
+	s.retryAt = now.Add(backoff(s.attempts))
+	r.requeueLocked(s, j.create)
+}
+
+// putBack returns unfinished jobs to their queues (Shutdown counts them).
+func (r *Recorder) putBack(jobs []job) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, j := range jobs {
+		r.requeueLocked(j.s, j.create)
+	}
+}
+
+func (r *Recorder) requeueLocked(s *series, create bool) {
+	if create {
+		s.state = queued
+		r.creates = append(r.creates, s)
+		return
+	}
+	s.state = dirty
+	r.dirty[s] = struct{}{}
+}
+
+// settleLocked marks s dirty if occurrences arrived during its write.
+func (r *Recorder) settleLocked(s *series) {
+	if s.count > s.written {
+		s.state = dirty
+		r.dirty[s] = struct{}{}
+		return
+	}
+	s.state = idle
+}
+
+// backoff is the wait after the n-th failed attempt: 500ms doubling, at
+// most 30s.
+func backoff(n int) time.Duration {
+	d := 500 * time.Millisecond
+	for i := 1; i < n && d < 30*time.Second; i++ {
+		d *= 2
+	}
+	return min(d, 30*time.Second)
+}
+
+// transient reports whether a write failing with err may succeed later.
+func transient(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return true // network, timeouts, a cancelled context
+	}
+	return apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsUnexpectedServerError(err) ||
+		status.Status().Code >= 500
+}
