@@ -1,0 +1,105 @@
+package fake
+
+import (
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// crdGVR is served by every fake server: creating a CustomResourceDefinition
+// serves its resource, as kube-apiserver's apiextensions controllers do.
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+func crdResource() *resource {
+	return &resource{
+		gvr: crdGVR, gvk: crdGVR.GroupVersion().WithKind("CustomResourceDefinition"),
+		status: true, generation: true, shortNames: []string{"crd", "crds"},
+	}
+}
+
+// crdResources returns the resources a CustomResourceDefinition serves.
+func crdResources(u map[string]any) []*resource {
+	group, _, _ := unstructured.NestedString(u, "spec", "group")
+	plural, _, _ := unstructured.NestedString(u, "spec", "names", "plural")
+	kind, _, _ := unstructured.NestedString(u, "spec", "names", "kind")
+	scope, _, _ := unstructured.NestedString(u, "spec", "scope")
+	short, _, _ := unstructured.NestedStringSlice(u, "spec", "names", "shortNames")
+	cats, _, _ := unstructured.NestedStringSlice(u, "spec", "names", "categories")
+	versions, _, _ := unstructured.NestedSlice(u, "spec", "versions")
+	var out []*resource
+	for _, v := range versions {
+		vm, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		name, _, _ := unstructured.NestedString(vm, "name")
+		served, _, _ := unstructured.NestedBool(vm, "served")
+		if !served || name == "" || plural == "" || kind == "" {
+			continue
+		}
+		_, status, _ := unstructured.NestedFieldNoCopy(vm, "subresources", "status")
+		_, scale, _ := unstructured.NestedFieldNoCopy(vm, "subresources", "scale")
+		out = append(out, &resource{
+			gvr: schema.GroupVersionResource{Group: group, Version: name, Resource: plural},
+			gvk: schema.GroupVersionKind{Group: group, Version: name, Kind: kind},
+			namespaced: scope == "Namespaced", status: status, scale: scale, generation: true,
+			shortNames: short, categories: cats,
+		})
+	}
+	return out
+}
+
+// crdCreated serves the new definition's resources and marks it
+// Established, as the apiextensions controllers would. Caller holds s.mu.
+func (s *Server) crdCreated(o *object) {
+	for _, r := range crdResources(o.u) {
+		s.reg.add(r)
+	}
+	u := o.copy()
+	names, _, _ := unstructured.NestedMap(u, "spec", "names")
+	now := metav1.NewTime(s.clock.Now()).UTC().Format("2006-01-02T15:04:05Z")
+	cond := func(t, reason, msg string) any {
+		return map[string]any{"type": t, "status": "True", "lastTransitionTime": now, "reason": reason, "message": msg}
+	}
+	u["status"] = map[string]any{
+		"acceptedNames":  names,
+		"conditions":     []any{cond("NamesAccepted", "NoConflicts", "no conflicts found"), cond("Established", "InitialNamesAccepted", "the initial names have been accepted")},
+		"storedVersions": storedVersions(u),
+	}
+	rv := s.st.next()
+	(&unstructured.Unstructured{Object: u}).SetResourceVersion(strconv.FormatUint(rv, 10))
+	s.st.put(watch.Modified, newObject(o.res, u, rv), o)
+}
+
+func storedVersions(u map[string]any) []any {
+	versions, _, _ := unstructured.NestedSlice(u, "spec", "versions")
+	for _, v := range versions {
+		if vm, ok := v.(map[string]any); ok {
+			if st, _, _ := unstructured.NestedBool(vm, "storage"); st {
+				name, _, _ := unstructured.NestedString(vm, "name")
+				return []any{name}
+			}
+		}
+	}
+	return nil
+}
+
+// crdDeleted stops serving the definition's resources and deletes their
+// objects. Caller holds s.mu.
+func (s *Server) crdDeleted(o *object) {
+	for _, r := range crdResources(o.u) {
+		if cur := s.reg.byGVR[r.gvr]; cur != nil {
+			for _, obj := range s.st.data[r.gvr] {
+				s.remove(obj)
+			}
+			delete(s.reg.byGVR, r.gvr)
+			delete(s.reg.byGVK, cur.gvk)
+			delete(s.fms, fmKey{gvr: r.gvr})
+			delete(s.fms, fmKey{gvr: r.gvr, sub: "status"})
+			delete(s.fms, fmKey{gvr: r.gvr, sub: "scale"})
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package fake
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubego/kubego/scheme"
+)
+
+func parseListOptions(req *request) (*metav1.ListOptions, error) {
+	var lo metav1.ListOptions
+	if err := scheme.ParameterCodec().DecodeParameters(req.r.URL.Query(), optionsGV, &lo); err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	return &lo, nil
+}
+
+// filter selects objects of one request: namespace, labels, fields.
+type filter struct {
+	namespace string
+	labels    labels.Selector
+	fields    *fieldMatcher
+}
+
+func newFilter(req *request, lo *metav1.ListOptions) (*filter, error) {
+	f := &filter{namespace: req.namespace, labels: labels.Everything()}
+	if lo.LabelSelector != "" {
+		sel, err := labels.Parse(lo.LabelSelector)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+		}
+		f.labels = sel
+	}
+	fm, err := newFieldMatcher(req.res, lo.FieldSelector)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	f.fields = fm
+	return f, nil
+}
+
+func (f *filter) matches(o *object) bool {
+	if f.namespace != "" && o.key.namespace != f.namespace {
+		return false
+	}
+	if !f.labels.Empty() && !f.labels.Matches(labels.Set(o.meta().GetLabels())) {
+		return false
+	}
+	return f.fields.matches(o.u)
+}
+
+func (f *filter) selecting() bool { return !f.labels.Empty() || f.fields != nil }
+
+func parseRV(s string) (uint64, error) {
+	rv, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q", s))
+	}
+	return rv, nil
+}
+
+func invalidOpts(msg string, path string, value any) error {
+	return apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("ListOptions").GroupKind(), "", field.ErrorList{field.Forbidden(field.NewPath(path), msg)})
+}
+
+func tooLarge(rv, cur uint64) error {
+	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", rv, cur), 1)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+	return err
+}
+
+func tooOldRV(rv, oldest uint64) error {
+	return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, oldest))
+}
+
+func (s *Server) handleList(w http.ResponseWriter, req *request) error {
+	lo, err := parseListOptions(req)
+	if err != nil {
+		return err
+	}
+	if lo.SendInitialEvents != nil {
+		return invalidOpts("sendInitialEvents is forbidden for list", "sendInitialEvents", lo.SendInitialEvents)
+	}
+	f, err := newFilter(req, lo)
+	if err != nil {
+		return err
+	}
+	match := lo.ResourceVersionMatch
+	if match != "" && lo.ResourceVersion == "" {
+		return invalidOpts("resourceVersionMatch is forbidden unless resourceVersion is provided", "resourceVersionMatch", match)
+	}
+	if match != "" && lo.Continue != "" {
+		return invalidOpts("resourceVersionMatch is forbidden when continue is provided", "resourceVersionMatch", match)
+	}
+	if match == metav1.ResourceVersionMatchExact && lo.ResourceVersion == "0" {
+		return invalidOpts(`resourceVersionMatch "exact" is forbidden for resourceVersion "0"`, "resourceVersionMatch", match)
+	}
+	if match != "" && match != metav1.ResourceVersionMatchExact && match != metav1.ResourceVersionMatchNotOlderThan {
+		return apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("ListOptions").GroupKind(), "", field.ErrorList{field.NotSupported(field.NewPath("resourceVersionMatch"), match, []string{string(metav1.ResourceVersionMatchExact), string(metav1.ResourceVersionMatchNotOlderThan)})})
+	}
+	var (
+		start    key
+		hasStart bool
+		tokenRV  uint64
+	)
+	if lo.Continue != "" {
+		if lo.ResourceVersion != "" && lo.ResourceVersion != "0" {
+			return apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+		}
+		rv, k, err := parseContinue(lo.Continue)
+		if err != nil {
+			return apierrors.NewBadRequest(err.Error())
+		}
+		tokenRV, start, hasStart = rv, k, true
+	}
+
+	s.mu.Lock()
+	cur := s.st.rv
+	at := cur
+	switch {
+	case hasStart:
+		at = tokenRV
+		if tokenRV > cur {
+			s.mu.Unlock()
+			return apierrors.NewBadRequest("continue key is not valid: resource version is in the future")
+		}
+		if s.st.tooOld(tokenRV) {
+			s.mu.Unlock()
+			return apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
+		}
+	case lo.ResourceVersion == "" || lo.ResourceVersion == "0":
+	default:
+		rv, err := parseRV(lo.ResourceVersion)
+		if err != nil {
+			s.mu.Unlock()
+			return err
+		}
+		exact := match == metav1.ResourceVersionMatchExact || (match == "" && lo.Limit > 0)
+		if rv > cur {
+			s.mu.Unlock()
+			return tooLarge(rv, cur)
+		}
+		if exact {
+			if s.st.tooOld(rv) {
+				s.mu.Unlock()
+				return tooOldRV(rv, s.st.dropped+1)
+			}
+			at = rv
+		}
+	}
+	snap := s.st.snapshot(req.res, at)
+	s.mu.Unlock()
+
+	items := make([]*object, 0, len(snap))
+	for k, o := range snap {
+		if hasStart && k.less(start) {
+			continue
+		}
+		if f.matches(o) {
+			items = append(items, o)
+		}
+	}
+	slices.SortFunc(items, func(a, b *object) int {
+		switch {
+		case a.key.less(b.key):
+			return -1
+		case b.key.less(a.key):
+			return 1
+		}
+		return 0
+	})
+	lm := metav1.ListMeta{ResourceVersion: strconv.FormatUint(at, 10)}
+	if lo.Limit > 0 && int64(len(items)) > lo.Limit {
+		rest := int64(len(items)) - lo.Limit
+		items = items[:lo.Limit]
+		lm.Continue = encodeContinue(at, items[len(items)-1].key)
+		if !f.selecting() {
+			lm.RemainingItemCount = &rest
+		}
+	}
+	writeList(w, req.mt, req.res, lm, items)
+	return nil
+}

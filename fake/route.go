@@ -1,0 +1,168 @@
+package fake
+
+import (
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// request is a parsed resource request.
+type request struct {
+	verb      string // get list watch create update patch delete deletecollection
+	res       *resource
+	namespace string
+	name      string
+	sub       string // "", "status" or "scale"
+	mt        string // negotiated response media type
+	r         *http.Request
+}
+
+// namespaceSubresources are the subresources of a namespace that share the
+// /namespaces/{name}/… path shape with namespaced resources.
+var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
+
+// parsePath splits a resource path. ok is false for paths that are not
+// resource paths (discovery, health). The returned error is a NotFound when
+// the group/version or resource is not served.
+func (s *Server) parsePath(r *http.Request) (*request, bool, error) {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	var gv schema.GroupVersion
+	switch {
+	case len(parts) >= 3 && parts[0] == "api":
+		gv, parts = schema.GroupVersion{Version: parts[1]}, parts[2:]
+	case len(parts) >= 4 && parts[0] == "apis":
+		gv, parts = schema.GroupVersion{Group: parts[1], Version: parts[2]}, parts[3:]
+	default:
+		return nil, false, nil
+	}
+	req := &request{r: r}
+	watchPrefix := false
+	if parts[0] == "watch" {
+		watchPrefix = true
+		parts = parts[1:]
+	}
+	if len(parts) > 1 && parts[0] == "namespaces" {
+		if len(parts) > 2 && !namespaceSubresources[parts[2]] {
+			req.namespace = parts[1]
+			parts = parts[2:]
+		}
+	}
+	if len(parts) == 0 || len(parts) > 3 {
+		return nil, true, notFoundPath()
+	}
+	s.mu.Lock()
+	res := s.reg.byGVR[gv.WithResource(parts[0])]
+	s.mu.Unlock()
+	if res == nil {
+		return nil, true, notFoundPath()
+	}
+	req.res = res
+	if len(parts) > 1 {
+		req.name = parts[1]
+	}
+	if len(parts) > 2 {
+		req.sub = parts[2]
+		switch {
+		case req.sub == "status" && res.status, req.sub == "scale" && res.scale:
+		default:
+			return nil, true, notFoundPath()
+		}
+	}
+	if req.namespace != "" && !res.namespaced {
+		return nil, true, notFoundPath()
+	}
+	q := r.URL.Query()
+	isWatch := watchPrefix || q.Get("watch") == "true" || q.Get("watch") == "1"
+	switch r.Method {
+	case http.MethodGet:
+		switch {
+		case isWatch:
+			req.verb = "watch"
+		case req.name == "":
+			req.verb = "list"
+		default:
+			req.verb = "get"
+		}
+	case http.MethodPost:
+		req.verb = "create"
+	case http.MethodPut:
+		req.verb = "update"
+	case http.MethodPatch:
+		req.verb = "patch"
+	case http.MethodDelete:
+		req.verb = "delete"
+		if req.name == "" {
+			req.verb = "deletecollection"
+		}
+	default:
+		return nil, true, apierrors.NewMethodNotSupported(res.groupResource(), r.Method)
+	}
+	if req.verb == "create" && req.name != "" {
+		return nil, true, apierrors.NewMethodNotSupported(res.groupResource(), "create with a name")
+	}
+	if req.name == "" && (req.verb == "update" || req.verb == "patch") {
+		return nil, true, apierrors.NewMethodNotSupported(res.groupResource(), req.verb+" of a collection")
+	}
+	if req.sub != "" && req.verb != "get" && req.verb != "update" && req.verb != "patch" {
+		return nil, true, apierrors.NewMethodNotSupported(res.groupResource(), req.verb+" on "+req.sub)
+	}
+	return req, true, nil
+}
+
+func notFoundPath() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,
+		Message: "the server could not find the requested resource", Details: &metav1.StatusDetails{},
+	}}
+}
+
+// ServeHTTP serves the Kubernetes API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.logger.Debug("fake: request", "method", r.Method, "path", r.URL.Path)
+	if s.serveNonResource(w, r) {
+		return
+	}
+	req, ok, err := s.parsePath(r)
+	if !ok {
+		writeError(w, mediaJSON, notFoundPath())
+		return
+	}
+	mt, acceptable := negotiate(r, req == nil || req.res.builtin)
+	if !acceptable {
+		writeError(w, mediaJSON, notAcceptable())
+		return
+	}
+	if err != nil {
+		writeError(w, mt, err)
+		return
+	}
+	req.mt = mt
+	if err := s.faults.apply(r.Context(), req); err != nil {
+		writeError(w, mt, err)
+		return
+	}
+	switch req.verb {
+	case "get":
+		err = s.handleGet(w, req)
+	case "list":
+		err = s.handleList(w, req)
+	case "watch":
+		err = s.handleWatch(w, req)
+	case "create":
+		err = s.handleCreate(w, req)
+	case "update":
+		err = s.handleUpdate(w, req)
+	case "patch":
+		err = s.handlePatch(w, req)
+	case "delete":
+		err = s.handleDelete(w, req)
+	case "deletecollection":
+		err = s.handleDeleteCollection(w, req)
+	}
+	if err != nil {
+		writeError(w, mt, err)
+	}
+}
