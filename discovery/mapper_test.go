@@ -1,0 +1,93 @@
+package discovery_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/discovery"
+)
+
+func TestRESTMapperLookups(t *testing.T) {
+	f := &fakeDiscovery{aggregated: true}
+	m := discovery.NewRESTMapper(discovery.New(newServer(t, f), discovery.Options{}), discovery.MapperOptions{})
+	ctx := context.Background()
+	deploy := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	tests := []struct {
+		name    string
+		partial schema.GroupVersionResource
+		want    schema.GroupVersionResource
+	}{
+		{"plural", schema.GroupVersionResource{Resource: "deployments"}, deploy},
+		{"singular", schema.GroupVersionResource{Resource: "deployment"}, deploy},
+		{"short name", schema.GroupVersionResource{Resource: "deploy"}, deploy},
+		{"resource.group", schema.GroupVersionResource{Resource: "deployments.apps"}, deploy},
+		{"explicit older version", schema.GroupVersionResource{Resource: "deployments", Version: "v1beta1"}, deploy.GroupResource().WithVersion("v1beta1")},
+		{"core", schema.GroupVersionResource{Resource: "po"}, schema.GroupVersionResource{Version: "v1", Resource: "pods"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mp, err := m.ResourceFor(ctx, tt.partial)
+			if err != nil || mp.Resource != tt.want {
+				t.Fatalf("ResourceFor(%v) = %v, %v; want %v", tt.partial, mp.Resource, err, tt.want)
+			}
+		})
+	}
+	mp, err := m.RESTMapping(ctx, schema.GroupKind{Group: "apps", Kind: "Deployment"})
+	if err != nil || mp.Resource != deploy || !mp.Namespaced || mp.Kind.Version != "v1" {
+		t.Fatalf("RESTMapping = %+v, %v", mp, err)
+	}
+	mp, err = m.RESTMapping(ctx, schema.GroupKind{Kind: "Node"})
+	if err != nil || mp.Namespaced {
+		t.Fatalf("Node mapping %+v, %v", mp, err)
+	}
+	k, err := m.KindFor(ctx, schema.GroupVersionResource{Resource: "no"})
+	if err != nil || k.Kind != "Node" {
+		t.Fatalf("KindFor(no) = %v, %v", k, err)
+	}
+}
+
+func TestRESTMapperRefreshesOnAMissAtMostOncePerInterval(t *testing.T) {
+	f := &fakeDiscovery{aggregated: true}
+	clock := &fakeClock{now: time.Unix(1000, 0)}
+	m := discovery.NewRESTMapper(discovery.New(newServer(t, f), discovery.Options{Clock: clock}), discovery.MapperOptions{MinRefreshInterval: 10 * time.Second})
+	ctx := context.Background()
+	widget := schema.GroupKind{Group: "example.com", Kind: "Widget"}
+
+	if _, err := m.RESTMapping(ctx, schema.GroupKind{Group: "apps", Kind: "Deployment"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.count.Load(); n != 2 {
+		t.Fatalf("%d requests after the first lookup, want 2", n)
+	}
+	// A miss right after the first discovery does not refresh.
+	_, err := m.RESTMapping(ctx, widget)
+	var nm *discovery.NoMatchError
+	if !errors.As(err, &nm) || !errors.Is(err, discovery.ErrNoMatch) {
+		t.Fatalf("error %v, want *NoMatchError", err)
+	}
+	if n := f.count.Load(); n != 2 {
+		t.Fatalf("%d requests, want 2 (refresh rate-limited)", n)
+	}
+	// The CRD is installed; after the interval a miss refreshes and finds it.
+	f.crd.Store(true)
+	clock.Step(11 * time.Second)
+	mp, err := m.RESTMapping(ctx, widget)
+	if err != nil || mp.Resource.Resource != "widgets" {
+		t.Fatalf("after refresh: %+v, %v", mp, err)
+	}
+	if n := f.count.Load(); n != 4 || m.Refreshes() != 2 {
+		t.Fatalf("%d requests, %d refreshes; want 4 and 2", n, m.Refreshes())
+	}
+	// Many misses in a row cost one refresh per interval.
+	clock.Step(11 * time.Second)
+	for range 5 {
+		_, _ = m.RESTMapping(ctx, schema.GroupKind{Group: "nope", Kind: "Nope"})
+	}
+	if n := f.count.Load(); n != 6 {
+		t.Fatalf("%d requests after 5 misses, want 6", n)
+	}
+}
