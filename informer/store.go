@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -24,163 +26,173 @@ var ErrUnknownIndex = errors.New("unknown index")
 
 func unknownIndex(name string) error { return fmt.Errorf("%w %q", ErrUnknownIndex, name) }
 
-const shardCount = 64
+// The store is a two-level copy-on-write radix of fan×fan shards. Readers
+// load the current root with one atomic read and never lock or wait; the
+// single writer copies only the root, one middle node and the shards it
+// touches, then publishes a new root. A relist is one such write, so readers
+// see it entirely or not at all.
+const (
+	fanBits = 5
+	fan     = 1 << fanBits
+)
 
 type entry[T Object] struct {
 	obj  T
-	gen  uint32 // replace generation that last wrote the entry
+	gen  uint64 // write transaction that last stored the entry
 	snap *snapshot[T]
 }
 
 type shard[T Object] struct {
-	mu    sync.RWMutex
 	items map[Key]entry[T]
-	// index: index name → value → keys in this shard.
+	// index: index name → value → keys, for the indexers other than
+	// NamespaceIndex, which is answered from byNS.
 	index map[string]map[string]map[Key]struct{}
-	_     [40]byte // keep hot shards on separate cache lines
+	txn   uint64 // transaction that may still mutate it
+	// Read caches, built on first use once the shard is published (a
+	// published shard never changes): all objects, and objects by namespace.
+	all  atomic.Pointer[[]T]
+	byNS atomic.Pointer[map[string][]T]
+}
+
+func (sh *shard[T]) objects() []T {
+	if p := sh.all.Load(); p != nil {
+		return *p
+	}
+	out := make([]T, 0, len(sh.items))
+	for _, e := range sh.items {
+		out = append(out, e.obj)
+	}
+	sh.all.Store(&out)
+	return out
+}
+
+func (sh *shard[T]) namespace(ns string) []T {
+	if p := sh.byNS.Load(); p != nil {
+		return (*p)[ns]
+	}
+	m := map[string][]T{}
+	for k, e := range sh.items {
+		m[k.Namespace] = append(m[k.Namespace], e.obj)
+	}
+	sh.byNS.Store(&m)
+	return m[ns]
+}
+
+type mid[T Object] struct {
+	shards [fan]*shard[T]
+	txn    uint64
+}
+
+type root[T Object] struct {
+	mids     [fan]*mid[T]
+	count    int
+	indexers map[string]IndexFunc[T] // immutable
 }
 
 // Store is a thread-safe cache of objects by [Key], with named indexes
-// (NamespaceIndex is always present). It is the read side of an informer:
-// every method is safe for concurrent use, and readers never wait for each
-// other. Objects are stored by pointer and shared: whatever a Store returns
-// is read-only for the caller (see the mutation detector in
-// InformerOptions). Returned slices are fresh and belong to the caller.
+// (NamespaceIndex is always present). It is the read side of an informer.
+// Every method is safe for concurrent use; readers never block and never
+// delay the writer. Each read works on one consistent point-in-time view.
+// Objects are stored by pointer and shared: whatever a Store returns is
+// read-only for the caller (see the mutation detector in Options).
+// Returned slices are fresh and belong to the caller.
 //
-// Consistency: Get sees each write atomically. List, ByIndex and IndexKeys
-// see every relist (Replace) either entirely or not at all; single-object
-// writes made concurrently with them may or may not be seen.
-//
-// Only the owning informer writes to a Store, from one goroutine.
+// Only the owning informer writes to a Store.
 type Store[T Object] struct {
-	seed     maphash.Seed
-	indexers atomic.Pointer[map[string]IndexFunc[T]] // copy on write
-	// wide is held for reading by cross-shard readers and for writing by
-	// replace, so that a relist is observed atomically.
-	wide   sync.RWMutex
-	gen    uint32 // writer only
-	count  atomic.Int64
+	seed   maphash.Seed
+	cur    atomic.Pointer[root[T]]
 	detect *detector[T] // nil when mutation detection is off
-	shards [shardCount]shard[T]
+
+	wmu sync.Mutex // serialises writers
+	txn uint64     // id of the open (or last) write transaction
+	w   *root[T]   // root under construction, nil outside a transaction
 }
 
 func newStore[T Object](indexers map[string]IndexFunc[T], detect *detector[T]) *Store[T] {
 	s := &Store[T]{seed: maphash.MakeSeed(), detect: detect}
 	idx := map[string]IndexFunc[T]{
-		NamespaceIndex: func(o T) []string { return []string{o.GetNamespace()} },
+		NamespaceIndex: nil, // answered from the shards' namespace caches
 	}
 	for name, fn := range indexers {
 		if name != NamespaceIndex && fn != nil {
 			idx[name] = fn
 		}
 	}
-	s.indexers.Store(&idx)
-	for i := range s.shards {
-		s.shards[i].items = make(map[Key]entry[T])
-		s.shards[i].index = make(map[string]map[string]map[Key]struct{}, len(idx))
-		for name := range idx {
-			s.shards[i].index[name] = make(map[string]map[Key]struct{})
-		}
-	}
+	s.cur.Store(&root[T]{indexers: idx})
 	return s
 }
 
-// addIndexers adds indexes (existing names are kept as they are) and
-// indexes the current content. Safe to call while readers run.
-func (s *Store[T]) addIndexers(indexers map[string]IndexFunc[T]) {
-	s.wide.Lock()
-	defer s.wide.Unlock()
-	old := *s.indexers.Load()
-	added := map[string]IndexFunc[T]{}
-	for name, fn := range indexers {
-		if _, ok := old[name]; !ok && fn != nil {
-			added[name] = fn
+func (s *Store[T]) pos(k Key) (int, int) {
+	h := maphash.Comparable(s.seed, k)
+	return int(h & (fan - 1)), int((h >> fanBits) & (fan - 1))
+}
+
+// each calls fn for every non-empty shard of r.
+func (r *root[T]) each(fn func(*shard[T])) {
+	for _, m := range r.mids {
+		if m == nil {
+			continue
 		}
-	}
-	if len(added) == 0 {
-		return
-	}
-	for i := range s.shards {
-		sh := &s.shards[i]
-		sh.mu.Lock()
-		for name, fn := range added {
-			m := make(map[string]map[Key]struct{})
-			for k, e := range sh.items {
-				for _, v := range fn(e.obj) {
-					if m[v] == nil {
-						m[v] = map[Key]struct{}{}
-					}
-					m[v][k] = struct{}{}
-				}
+		for _, sh := range m.shards {
+			if sh != nil {
+				fn(sh)
 			}
-			sh.index[name] = m
 		}
-		sh.mu.Unlock()
 	}
-	next := make(map[string]IndexFunc[T], len(old)+len(added))
-	for n, f := range old {
-		next[n] = f
-	}
-	for n, f := range added {
-		next[n] = f
-	}
-	s.indexers.Store(&next)
-}
-
-func (s *Store[T]) hasIndex(name string) bool {
-	_, ok := (*s.indexers.Load())[name]
-	return ok
-}
-
-func (s *Store[T]) shard(k Key) *shard[T] {
-	return &s.shards[maphash.Comparable(s.seed, k)%shardCount]
 }
 
 // Get returns the object stored under k.
 func (s *Store[T]) Get(k Key) (T, bool) {
-	sh := s.shard(k)
-	sh.mu.RLock()
+	mi, si := s.pos(k)
+	var zero T
+	m := s.cur.Load().mids[mi]
+	if m == nil {
+		return zero, false
+	}
+	sh := m.shards[si]
+	if sh == nil {
+		return zero, false
+	}
 	e, ok := sh.items[k]
-	sh.mu.RUnlock()
 	return e.obj, ok
 }
 
 // Len returns the number of objects.
-func (s *Store[T]) Len() int { return int(s.count.Load()) }
+func (s *Store[T]) Len() int { return s.cur.Load().count }
 
 // List returns the objects whose labels match sel, in no particular order.
 // A nil selector matches everything.
 func (s *Store[T]) List(sel labels.Selector) []T {
 	all := sel == nil || sel.Empty()
-	s.wide.RLock()
-	defer s.wide.RUnlock()
-	out := make([]T, 0, s.count.Load())
-	for i := range s.shards {
-		sh := &s.shards[i]
-		sh.mu.RLock()
-		for _, e := range sh.items {
-			if all || sel.Matches(labels.Set(e.obj.GetLabels())) {
-				out = append(out, e.obj)
+	r := s.cur.Load()
+	n := r.count
+	if !all {
+		n = 0
+	}
+	out := make([]T, 0, n)
+	r.each(func(sh *shard[T]) {
+		if all {
+			out = append(out, sh.objects()...)
+			return
+		}
+		for _, o := range sh.objects() {
+			if sel.Matches(labels.Set(o.GetLabels())) {
+				out = append(out, o)
 			}
 		}
-		sh.mu.RUnlock()
-	}
+	})
 	return out
 }
 
 // Keys returns every key, in no particular order.
 func (s *Store[T]) Keys() []Key {
-	s.wide.RLock()
-	defer s.wide.RUnlock()
-	out := make([]Key, 0, s.count.Load())
-	for i := range s.shards {
-		sh := &s.shards[i]
-		sh.mu.RLock()
+	r := s.cur.Load()
+	out := make([]Key, 0, r.count)
+	r.each(func(sh *shard[T]) {
 		for k := range sh.items {
 			out = append(out, k)
 		}
-		sh.mu.RUnlock()
-	}
+	})
 	return out
 }
 
@@ -191,93 +203,164 @@ func (s *Store[T]) ByIndex(index, value string) ([]T, error) {
 }
 
 func (s *Store[T]) byIndex(index, value string, sel labels.Selector) ([]T, error) {
-	if !s.hasIndex(index) {
+	r := s.cur.Load()
+	if _, ok := r.indexers[index]; !ok {
 		return nil, unknownIndex(index)
 	}
 	all := sel == nil || sel.Empty()
 	var out []T
-	s.wide.RLock()
-	defer s.wide.RUnlock()
-	for i := range s.shards {
-		sh := &s.shards[i]
-		sh.mu.RLock()
+	if index == NamespaceIndex {
+		if all {
+			n := 0
+			r.each(func(sh *shard[T]) { n += len(sh.namespace(value)) })
+			out = make([]T, 0, n)
+			r.each(func(sh *shard[T]) { out = append(out, sh.namespace(value)...) })
+			return out, nil
+		}
+		r.each(func(sh *shard[T]) {
+			for _, o := range sh.namespace(value) {
+				if all || sel.Matches(labels.Set(o.GetLabels())) {
+					out = append(out, o)
+				}
+			}
+		})
+		return out, nil
+	}
+	r.each(func(sh *shard[T]) {
 		for k := range sh.index[index][value] {
 			if e, ok := sh.items[k]; ok && (all || sel.Matches(labels.Set(e.obj.GetLabels()))) {
 				out = append(out, e.obj)
 			}
 		}
-		sh.mu.RUnlock()
-	}
+	})
 	return out, nil
 }
 
 // IndexKeys returns the keys indexed under value by the named index, sorted.
 // The error wraps [ErrUnknownIndex] if no such index exists.
 func (s *Store[T]) IndexKeys(index, value string) ([]Key, error) {
-	if !s.hasIndex(index) {
+	r := s.cur.Load()
+	if _, ok := r.indexers[index]; !ok {
 		return nil, unknownIndex(index)
 	}
 	var out []Key
-	s.wide.RLock()
-	for i := range s.shards {
-		sh := &s.shards[i]
-		sh.mu.RLock()
+	r.each(func(sh *shard[T]) {
+		if index == NamespaceIndex {
+			for _, o := range sh.namespace(value) {
+				out = append(out, KeyOf(o))
+			}
+			return
+		}
 		for k := range sh.index[index][value] {
 			out = append(out, k)
 		}
-		sh.mu.RUnlock()
-	}
-	s.wide.RUnlock()
+	})
 	slices.SortFunc(out, func(a, b Key) int {
-		if c := cmpString(a.Namespace, b.Namespace); c != 0 {
+		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
 			return c
 		}
-		return cmpString(a.Name, b.Name)
+		return strings.Compare(a.Name, b.Name)
 	})
 	return out, nil
 }
 
-// IndexValues returns the values present in the named index.
+// IndexValues returns the values present in the named index, sorted.
 func (s *Store[T]) IndexValues(index string) ([]string, error) {
-	if !s.hasIndex(index) {
+	r := s.cur.Load()
+	if _, ok := r.indexers[index]; !ok {
 		return nil, unknownIndex(index)
 	}
 	seen := map[string]struct{}{}
-	s.wide.RLock()
-	for i := range s.shards {
-		sh := &s.shards[i]
-		sh.mu.RLock()
+	r.each(func(sh *shard[T]) {
+		if index == NamespaceIndex {
+			sh.namespace("")
+			for v := range *sh.byNS.Load() {
+				seen[v] = struct{}{}
+			}
+			return
+		}
 		for v := range sh.index[index] {
 			seen[v] = struct{}{}
 		}
-		sh.mu.RUnlock()
-	}
-	s.wide.RUnlock()
-	out := make([]string, 0, len(seen))
-	for v := range seen {
-		out = append(out, v)
-	}
-	slices.Sort(out)
-	return out, nil
+	})
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
-func cmpString(a, b string) int {
+// --- write side ---
+
+func (s *Store[T]) begin() {
+	s.wmu.Lock()
+	s.txn++
+	r := *s.cur.Load()
+	s.w = &r
+}
+
+func (s *Store[T]) commit() {
+	s.cur.Store(s.w)
+	s.w = nil
+	s.wmu.Unlock()
+}
+
+// shardAt returns the writable shard at (mi, si), copying the path to it on
+// first use in the transaction; nil if absent and !create.
+func (s *Store[T]) shardAt(mi, si int, create bool) *shard[T] {
+	if s.w.mids[mi] == nil && !create {
+		return nil
+	}
+	m := s.midAt(mi)
+	sh := m.shards[si]
 	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+	case sh == nil && !create:
+		return nil
+	case sh == nil:
+		sh = &shard[T]{items: map[Key]entry[T]{}, index: map[string]map[string]map[Key]struct{}{}, txn: s.txn}
+		m.shards[si] = sh
+	case sh.txn != s.txn:
+		sh = sh.clone(s.txn)
+		m.shards[si] = sh
 	}
-	return 0
+	return sh
 }
 
-// --- write side: one writer goroutine at a time (the informer's). ---
+// midAt returns the writable middle node mi, creating or copying it.
+func (s *Store[T]) midAt(mi int) *mid[T] {
+	m := s.w.mids[mi]
+	switch {
+	case m == nil:
+		m = &mid[T]{txn: s.txn}
+		s.w.mids[mi] = m
+	case m.txn != s.txn:
+		c := *m
+		c.txn = s.txn
+		m = &c
+		s.w.mids[mi] = m
+	}
+	return m
+}
 
-// indexAdd and indexDel run with sh.mu held for writing.
+func (sh *shard[T]) clone(txn uint64) *shard[T] {
+	c := &shard[T]{items: maps.Clone(sh.items), index: make(map[string]map[string]map[Key]struct{}, len(sh.index)), txn: txn}
+	for name, vals := range sh.index {
+		cv := make(map[string]map[Key]struct{}, len(vals))
+		for v, set := range vals {
+			cv[v] = maps.Clone(set)
+		}
+		c.index[name] = cv
+	}
+	return c
+}
+
 func (s *Store[T]) indexAdd(sh *shard[T], k Key, obj T) {
-	for name, fn := range *s.indexers.Load() {
-		idx := sh.index[name]
+	for name, fn := range s.w.indexers {
+		if fn == nil {
+			continue
+		}
 		for _, v := range fn(obj) {
+			idx := sh.index[name]
+			if idx == nil {
+				idx = map[string]map[Key]struct{}{}
+				sh.index[name] = idx
+			}
 			set := idx[v]
 			if set == nil {
 				set = make(map[Key]struct{}, 1)
@@ -289,7 +372,10 @@ func (s *Store[T]) indexAdd(sh *shard[T], k Key, obj T) {
 }
 
 func (s *Store[T]) indexDel(sh *shard[T], k Key, obj T) {
-	for name, fn := range *s.indexers.Load() {
+	for name, fn := range s.w.indexers {
+		if fn == nil {
+			continue
+		}
 		idx := sh.index[name]
 		for _, v := range fn(obj) {
 			if set := idx[v]; set != nil {
@@ -302,38 +388,43 @@ func (s *Store[T]) indexDel(sh *shard[T], k Key, obj T) {
 	}
 }
 
-// put stores obj and returns the previous object under its key.
-func (s *Store[T]) put(obj T) (old T, existed bool) {
-	k := KeyOf(obj)
-	sh := s.shard(k)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	return s.putLocked(sh, k, obj)
-}
-
-func (s *Store[T]) putLocked(sh *shard[T], k Key, obj T) (old T, existed bool) {
+// putW stores obj inside the open transaction.
+func (s *Store[T]) putW(k Key, obj T) (old T, existed bool) {
+	mi, si := s.pos(k)
+	sh := s.shardAt(mi, si, true)
 	e, existed := sh.items[k]
 	if existed {
 		s.detect.check(k, e)
 		if any(e.obj) == any(obj) {
-			e.gen = s.gen
+			e.gen = s.txn
 			sh.items[k] = e
 			return e.obj, true
 		}
 		s.indexDel(sh, k, e.obj)
 	} else {
-		s.count.Add(1)
+		s.w.count++
 	}
-	sh.items[k] = entry[T]{obj: obj, gen: s.gen, snap: s.detect.snapshot(obj)}
+	sh.items[k] = entry[T]{obj: obj, gen: s.txn, snap: s.detect.snapshot(obj)}
 	s.indexAdd(sh, k, obj)
 	return e.obj, existed
 }
 
+// put stores obj and returns the previous object under its key.
+func (s *Store[T]) put(obj T) (old T, existed bool) {
+	s.begin()
+	defer s.commit()
+	return s.putW(KeyOf(obj), obj)
+}
+
 // remove deletes the object under k and returns it.
 func (s *Store[T]) remove(k Key) (old T, existed bool) {
-	sh := s.shard(k)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
+	if _, ok := s.Get(k); !ok {
+		return old, false
+	}
+	s.begin()
+	defer s.commit()
+	mi, si := s.pos(k)
+	sh := s.shardAt(mi, si, false)
 	e, existed := sh.items[k]
 	if !existed {
 		return old, false
@@ -341,59 +432,105 @@ func (s *Store[T]) remove(k Key) (old T, existed bool) {
 	s.detect.check(k, e)
 	delete(sh.items, k)
 	s.indexDel(sh, k, e.obj)
-	s.count.Add(-1)
+	s.w.count--
 	return e.obj, true
 }
 
-// replace makes items the complete content, in place and key by key (no
-// second map is built), and returns the deltas: one Replaced per item and
-// one Deleted with FinalStateUnknown per key that is gone. Cross-shard
-// readers see the replace atomically.
+// replace makes items the complete content and returns the deltas: one
+// Replaced per item and one Deleted with FinalStateUnknown per key that is
+// gone. Readers see it atomically. Objects are never copied; the old and new
+// views share every unchanged object, so a relist holds the objects once.
 func (s *Store[T]) replace(items []T, initial bool) []Delta[T] {
-	s.wide.Lock()
-	defer s.wide.Unlock()
-	s.gen++
+	s.begin()
+	defer s.commit()
 	deltas := make([]Delta[T], 0, len(items))
 	for _, o := range items {
-		k := KeyOf(o)
-		sh := s.shard(k)
-		sh.mu.Lock()
-		old, existed := s.putLocked(sh, k, o)
-		sh.mu.Unlock()
+		old, existed := s.putW(KeyOf(o), o)
 		deltas = append(deltas, Delta[T]{Type: Replaced, Object: o, Old: old, HasOld: existed, Initial: initial})
 	}
-	for i := range s.shards {
-		sh := &s.shards[i]
-		sh.mu.Lock()
-		for k, e := range sh.items {
-			if e.gen == s.gen {
+	for mi, m := range s.w.mids {
+		if m == nil {
+			continue
+		}
+		for si, sh := range m.shards {
+			if sh == nil || !hasStale(sh, s.txn) {
 				continue
 			}
-			s.detect.check(k, e)
-			delete(sh.items, k)
-			s.indexDel(sh, k, e.obj)
-			s.count.Add(-1)
-			deltas = append(deltas, Delta[T]{Type: Deleted, Object: e.obj, FinalStateUnknown: true})
+			if sh.txn != s.txn {
+				// Untouched by this relist: every entry is gone. Drop the
+				// shard without copying it.
+				for k, e := range sh.items {
+					s.detect.check(k, e)
+					s.w.count--
+					deltas = append(deltas, Delta[T]{Type: Deleted, Object: e.obj, FinalStateUnknown: true})
+				}
+				s.midAt(mi).shards[si] = nil
+				continue
+			}
+			for k, e := range sh.items {
+				if e.gen == s.txn {
+					continue
+				}
+				s.detect.check(k, e)
+				delete(sh.items, k)
+				s.indexDel(sh, k, e.obj)
+				s.w.count--
+				deltas = append(deltas, Delta[T]{Type: Deleted, Object: e.obj, FinalStateUnknown: true})
+			}
 		}
-		sh.mu.Unlock()
 	}
 	return deltas
 }
 
+func hasStale[T Object](sh *shard[T], txn uint64) bool {
+	for _, e := range sh.items {
+		if e.gen != txn {
+			return true
+		}
+	}
+	return false
+}
+
+// addIndexers adds indexes (existing names are kept as they are) and
+// indexes the current content.
+func (s *Store[T]) addIndexers(indexers map[string]IndexFunc[T]) {
+	s.begin()
+	defer s.commit()
+	added := map[string]IndexFunc[T]{}
+	for name, fn := range indexers {
+		if _, ok := s.w.indexers[name]; !ok && fn != nil {
+			added[name] = fn
+		}
+	}
+	if len(added) == 0 {
+		return
+	}
+	next := maps.Clone(s.w.indexers)
+	maps.Copy(next, added)
+	s.w.indexers = added // index only the new ones below (never NamespaceIndex)
+	for mi, m := range s.w.mids {
+		if m == nil {
+			continue
+		}
+		for si, sh := range m.shards {
+			if sh == nil {
+				continue
+			}
+			w := s.shardAt(mi, si, false)
+			for k, e := range w.items {
+				s.indexAdd(w, k, e.obj)
+			}
+		}
+	}
+	s.w.indexers = next
+}
+
 // clear drops every object (used when an informer is released).
 func (s *Store[T]) clear() {
-	s.wide.Lock()
-	defer s.wide.Unlock()
-	for i := range s.shards {
-		sh := &s.shards[i]
-		sh.mu.Lock()
-		clear(sh.items)
-		for _, idx := range sh.index {
-			clear(idx)
-		}
-		sh.mu.Unlock()
-	}
-	s.count.Store(0)
+	s.begin()
+	defer s.commit()
+	s.w.mids = [fan]*mid[T]{}
+	s.w.count = 0
 }
 
 // checkAll compares every stored object with its snapshot.
@@ -401,14 +538,9 @@ func (s *Store[T]) checkAll() {
 	if s.detect == nil {
 		return
 	}
-	s.wide.RLock()
-	defer s.wide.RUnlock()
-	for i := range s.shards {
-		sh := &s.shards[i]
-		sh.mu.RLock()
+	s.cur.Load().each(func(sh *shard[T]) {
 		for k, e := range sh.items {
 			s.detect.check(k, e)
 		}
-		sh.mu.RUnlock()
-	}
+	})
 }

@@ -123,3 +123,92 @@ func BenchmarkWatchEvent(b *testing.B) {
 }
 
 type contextT = context.Context
+
+// BenchmarkInformerUnderReadLoad mirrors client-go's
+// BenchmarkSharedIndexInformer (podCount=10000): 10,000 Pods in one
+// namespace, watch MODIFIED events through the whole informer (reflector,
+// store, handler) with at most 10 in flight, while N goroutines keep listing
+// the namespace through the Lister. On the 2-core development machine
+// client-go v0.37.2 measures 22,928 writes/s with 0 readers and 29 writes/s
+// (110 reads/s) with 10.
+func BenchmarkInformerUnderReadLoad(b *testing.B) {
+	const podCount = 10000
+	pods := make([]*corev1.Pod, podCount)
+	for i := range pods {
+		pods[i] = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("pod-%08d-%d", i*7919%podCount, i)}}
+	}
+	for _, readers := range []int{0, 1, 10} {
+		b.Run(fmt.Sprintf("readers=%d", readers), func(b *testing.B) {
+			w := watch.NewFakeWithChanSize(1, false)
+			lw := Funcs[*corev1.Pod]{
+				ListFunc: func(contextT, metav1.ListOptions) (ListResult[*corev1.Pod], error) {
+					return ListResult[*corev1.Pod]{Items: pods, ResourceVersion: "1"}, nil
+				},
+				WatchFunc: func(contextT, metav1.ListOptions) (watch.Interface, error) { return w, nil },
+			}
+			inf := New[*corev1.Pod](lw, Options[*corev1.Pod]{MutationDetection: DetectOff, Reflector: ReflectorOptions{DisableStreaming: true}})
+			stopInf := start(b, inf)
+			defer stopInf()
+			inf.WaitForSync(b.Context())
+			var writes, reads atomic.Int64
+			got := make(chan struct{}, 10)
+			inf.AddEventHandler(HandlerFuncs[*corev1.Pod]{UpdateFunc: func(_, _ *corev1.Pod) {
+				writes.Add(1)
+				select {
+				case <-got:
+				default:
+				}
+			}}, HandlerOptions{})
+			w.Modify(pods[0])
+			for writes.Load() == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			var stop atomic.Bool
+			var wg sync.WaitGroup
+			lister := inf.Lister().Namespace("default")
+			for range readers {
+				wg.Go(func() {
+					for !stop.Load() {
+						lister.List(nil)
+						reads.Add(1)
+					}
+				})
+			}
+			writes.Store(0)
+			reads.Store(0)
+			i := 0
+			for b.Loop() {
+				w.Modify(pods[i*31%podCount])
+				got <- struct{}{}
+				i++
+			}
+			b.ReportMetric(float64(reads.Load())/b.Elapsed().Seconds(), "reads/s")
+			b.ReportMetric(float64(writes.Load())/b.Elapsed().Seconds(), "writes/s")
+			stop.Store(true)
+			wg.Wait()
+		})
+	}
+}
+
+// BenchmarkList measures one Lister list of 10,000 cached objects, all in
+// one namespace: whole cache and by namespace.
+func BenchmarkList(b *testing.B) {
+	st := newStore[*corev1.Pod](nil, nil)
+	items := make([]*corev1.Pod, 10000)
+	for i := range items {
+		items[i] = benchPod(i, "1")
+		items[i].Namespace = "default"
+	}
+	st.replace(items, true)
+	l := Lister[*corev1.Pod]{store: st}
+	b.Run("all", func(b *testing.B) {
+		for b.Loop() {
+			l.List(nil)
+		}
+	})
+	b.Run("namespace", func(b *testing.B) {
+		for b.Loop() {
+			l.Namespace("default").List(nil)
+		}
+	})
+}
