@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Defaults of the Config durations, as in client-go and kube-controller-manager.
@@ -117,10 +117,10 @@ func (c Config) resolved() (Config, error) {
 	case c.LeaseDuration > time.Duration(1<<31-1)*time.Second:
 		return c, &ConfigError{"LeaseDuration", "does not fit the lease's int32 seconds"}
 	}
-	if errs := validation.IsDNS1123Subdomain(c.Lock.Name); len(errs) > 0 {
+	if errs := content.IsDNS1123Subdomain(c.Lock.Name); len(errs) > 0 {
 		return c, &ConfigError{"Lock.Name", strings.Join(errs, "; ")}
 	}
-	if errs := validation.IsDNS1123Label(c.Lock.Namespace); len(errs) > 0 {
+	if errs := content.IsDNS1123Label(c.Lock.Namespace); len(errs) > 0 {
 		return c, &ConfigError{"Lock.Namespace", strings.Join(errs, "; ")}
 	}
 	return c, nil

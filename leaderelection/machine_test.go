@@ -20,7 +20,7 @@ func leaseHeldBy(holder, rv string, renewed time.Time) *coordinationv1.Lease {
 	rt := metav1.NewMicroTime(renewed)
 	return &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "lock", ResourceVersion: rv},
-		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: ptr(int32(15)), RenewTime: &rt},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: ptr(int32(15)), RenewTime: &rt},
 	}
 }
 
