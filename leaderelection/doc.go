@@ -55,9 +55,13 @@
 //     leader's by more than LeaseDuration − RenewDeadline minus the time
 //     the leader's code needs to notice the cancelled context. With the
 //     defaults (15s and 10s) that is a 5 s margin, far above the drift of
-//     real clocks (parts per million); a machine that is suspended (a
-//     paused VM) breaks the assumption for its own clock, which is why the
-//     term's context, not a check of the time, is the stop signal.
+//     real clocks (parts per million).
+//   - A leader that is paused (a suspended VM, SIGSTOP, a debugger) cannot
+//     act on its deadline while paused: when it resumes, the term's timer
+//     fires at once, but a goroutine may complete a write before it sees
+//     the cancelled context. No lease protocol prevents that; work that
+//     needs a hard guarantee must also be fenced at its target (for example
+//     by preconditions on the objects it writes).
 //   - Reads must be consistent (the API server's default for a GET), and
 //     identities must be unique: a candidate finding its own identity in
 //     the lease takes it over at once.

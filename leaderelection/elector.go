@@ -87,6 +87,9 @@ func (e *Elector) Run(ctx context.Context) error {
 		release:       e.cfg.ReleaseOnCancel,
 		lock:          lockName{e.cfg.Lock.Namespace, e.cfg.Lock.Name},
 	})
+	if e.cfg.Metrics != nil {
+		e.cfg.Metrics.SetLeading(e.cfg.Lock, false)
+	}
 	var t *term
 	out := m.start(e.cfg.Clock.Now())
 	for {

@@ -334,8 +334,8 @@ func TestMetricsFollowTheTerm(t *testing.T) {
 		a := startCandidate(t, newMemStore(), "a", nil, func(c *Config) { c.Metrics = g })
 		synctest.Wait()
 		a.stop(t)
-		if !slices.Equal(g.set, []bool{true, false}) {
-			t.Fatalf("SetLeading calls %v, want [true false]", g.set)
+		if !slices.Equal(g.set, []bool{false, true, false}) {
+			t.Fatalf("SetLeading calls %v, want [false true false]", g.set)
 		}
 	})
 }

@@ -98,13 +98,14 @@ func New(sink Sink, opts Options) (*Recorder, error) {
 func (r *Recorder) Eventf(regarding, related runtime.Object, typ Type, reason, action, note string, args ...any) {
 	o, err := r.prepare(regarding, related, typ, reason, action, note, args)
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if err != nil {
 		r.dropLocked(DropInvalid)
+		r.mu.Unlock()
 		r.opts.Logger.Error("record: event dropped", "error", err)
 		return
 	}
 	r.addLocked(&o, r.opts.Clock.Now())
+	r.mu.Unlock()
 }
 
 // occurrence is one valid Eventf call.

@@ -472,3 +472,21 @@ func BenchmarkEventfDistinct(b *testing.B) {
 		i++
 	}
 }
+
+func FuzzEventName(f *testing.F) {
+	for _, s := range []string{"web", "system:controller", "..a..b.", "", "-", "A_B.c-D", strings.Repeat("x.", 200), "ünï.cödé"} {
+		f.Add(s, int64(12345))
+	}
+	f.Fuzz(func(t *testing.T, obj string, n int64) {
+		if n < 0 {
+			n = -n
+		}
+		if n < 0 { // math.MinInt64
+			n = 0
+		}
+		name := eventName(obj, n)
+		if errs := content.IsDNS1123Subdomain(name); len(errs) > 0 {
+			t.Fatalf("eventName(%q, %d) = %q: %v", obj, n, name, errs)
+		}
+	})
+}
