@@ -1,0 +1,116 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// logSink records what a reflector delivers.
+type logSink struct{ log []string }
+
+func (s *logSink) Prepare(o *corev1.ConfigMap) *corev1.ConfigMap { return o }
+func (s *logSink) Replace(items []*corev1.ConfigMap, rv string) {
+	s.log = append(s.log, "replace "+itoa(len(items))+" @"+rv)
+}
+func (s *logSink) Add(o *corev1.ConfigMap)    { s.log = append(s.log, "add "+KeyOf(o).String()) }
+func (s *logSink) Update(o *corev1.ConfigMap) { s.log = append(s.log, "update "+KeyOf(o).String()) }
+func (s *logSink) Delete(o *corev1.ConfigMap) { s.log = append(s.log, "delete "+KeyOf(o).String()) }
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+func TestReflectorStep(t *testing.T) {
+	t.Run("each step performs one action and names the next phase", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			lw := (&fakeLW{}).onList(listOf("10", cm("ns", "a", "1"))).onWatch(
+				watchWith(true, ev(watch.Added, cm("ns", "b", "11"))),
+			)
+			sink := &logSink{}
+			r := NewReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{DisableStreaming: true})
+			s := &state[*corev1.ConfigMap]{backoff: backoffState{cfg: r.opts.Backoff}}
+			ctx := t.Context()
+			var phases []string
+			for range 3 {
+				r.step(ctx, s, time.Now())
+				phases = append(phases, s.phase.String())
+			}
+			eq(t, "phases", phases, []string{"NeedWatch", "Watching", "NeedWatch"})
+			eq(t, "sink", sink.log, []string{"replace 1 @10", "add ns/b"})
+			if s.rv != "11" {
+				t.Fatalf("rv = %q", s.rv)
+			}
+		})
+	})
+}
+
+func TestReflectorStreaming(t *testing.T) {
+	t.Run("after the initial stream a dropped watch resumes, and 410 restreams from the last version", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			lw := (&fakeLW{}).onWatch(
+				watchWith(true, ev(watch.Added, cm("ns", "a", "1")), bookmark("5", true), ev(watch.Modified, cm("ns", "a", "6"))),
+				watchWith(true, errEvent(gone())),
+				watchWith(false, bookmark("9", true)),
+			)
+			sink := &logSink{}
+			r := NewReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan struct{})
+			go func() { r.Run(ctx); close(done) }()
+			synctest.Wait()
+			cancel()
+			<-done
+			eq(t, "calls", lw.callLog(), []string{
+				"watch rv= match=NotOlderThan stream",
+				"watch rv=6",
+				"watch rv=6 match=NotOlderThan stream",
+			})
+			eq(t, "sink", sink.log, []string{"replace 1 @5", "update ns/a", "replace 0 @9"})
+		})
+	})
+
+	t.Run("WaitForSync reports a stream that never finished", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			lw := (&fakeLW{}).onWatch(watchWith(false, ev(watch.Added, cm("ns", "a", "1"))))
+			// The fallback LIST hangs (unscripted), so the cause stays.
+			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: ReflectorOptions{InitialEventsTimeout: 30 * time.Second}})
+			stop := start(t, inf)
+			defer stop()
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			err := inf.WaitForSync(ctx)
+			if !errors.Is(err, ErrInitialEventsNotFinished) {
+				t.Fatalf("WaitForSync = %v", err)
+			}
+			eq(t, "calls", lw.callLog(), []string{"watch rv= match=NotOlderThan stream", "list rv="})
+		})
+	})
+
+	t.Run("a too-large resourceVersion on relist retries from the latest", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			tooLarge := apierrors.NewTimeoutError("Too large resource version", 1)
+			tooLarge.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge}}
+			lw := (&fakeLW{}).onList(listOf("10"), listErr(tooLarge), listOf("20")).onWatch(watchWith(true, errEvent(gone())))
+			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
+			stop := start(t, inf)
+			defer stop()
+			synctest.Wait()
+			eq(t, "calls", lw.callLog(), []string{"list rv=", "watch rv=10", "list rv=10 match=NotOlderThan", "list rv=", "watch rv=20"})
+		})
+	})
+}
