@@ -18,7 +18,9 @@
 //   - No lost updates: a key added while a worker holds it is queued again
 //     when the worker calls Done, so the latest state is always processed
 //     after the latest Add.
-//   - Order: keys come out in the order they became ready.
+//   - Order: keys come out first in, first out, in the order the queue
+//     took them in. Controllers should not rely on more than that: a
+//     key's turn is not a promise about when it is processed.
 //
 // # The worker loop
 //

@@ -122,8 +122,10 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 // processed after the latest Add. After shutdown, Add does nothing.
 //
 // While no Get is waiting, Add only appends k to a short intake, which the
-// next Get or Len (or the Add that fills it) takes in, in order; the
-// guarantees above hold as if k had been taken in by Add itself. So
+// next Get or Len (or the Add that fills it) takes in, in order. The
+// guarantees above hold as if k had been taken in by Add itself; only its
+// place in line is decided when it is taken in (so a key re-added while
+// processing may come out ahead of keys added just after it). So
 // producers rarely wait for the queue's lock, and its bookkeeping runs in
 // batches. A queue with Metrics takes every key in at once, so that adds
 // are timed as they happen.
@@ -264,8 +266,8 @@ func (q *Queue[K]) takeLocked(k K) {
 
 // Get blocks until a key is available and hands it to the caller, who must
 // call Done(k) once finished with it. No other Get returns k until then.
-// Keys come out in the order they became available (first Add, or Done
-// after a re-add).
+// Keys come out first in, first out, in the order the queue took them in
+// (see Add).
 //
 // Get returns ok == false, and the zero K, once the queue is shut down or
 // ctx is done. A Get that is already waiting when ctx ends may still
