@@ -6,8 +6,8 @@
 //	go run ./workqueue -impl=kubego -keys=1000000
 //	go run ./workqueue -impl=client-go -keys=1000000
 //
-// Scenario: keys distinct keys ("namespace/name" strings, built before
-// measuring) are split among producers, which Add them as fast as they can;
+// Scenario: keys distinct keys ("namespace/name" strings by default, or
+// {Namespace, Name} structs with -key=struct; built before measuring) are split among producers, which Add them as fast as they can;
 // workers Get each key, Forget it and mark it Done, as a controller does
 // after a successful reconcile. Both queues are the rate-limiting queues a
 // controller would use, with their default rate limiters and no metrics.
@@ -38,41 +38,55 @@ import (
 )
 
 // queue is the part of a work queue the scenario drives.
-type queue interface {
-	add(k string)
+type queue[K comparable] interface {
+	add(k K)
 	// get returns false once the queue is shut down.
-	get() (string, bool)
-	forget(k string)
-	done(k string)
+	get() (K, bool)
+	forget(k K)
+	done(k K)
 	shutDown()
 }
 
-type kubego struct{ q *kubegoqueue.Queue[string] }
+type kubego[K comparable] struct{ q *kubegoqueue.Queue[K] }
 
-func (k kubego) add(key string) { k.q.Add(key) }
-func (k kubego) get() (string, bool) {
+func (k kubego[K]) add(key K) { k.q.Add(key) }
+func (k kubego[K]) get() (K, bool) {
 	return k.q.Get(context.Background())
 }
-func (k kubego) forget(key string) { k.q.Forget(key) }
-func (k kubego) done(key string)   { k.q.Done(key) }
-func (k kubego) shutDown()         { k.q.ShutDown() }
+func (k kubego[K]) forget(key K) { k.q.Forget(key) }
+func (k kubego[K]) done(key K)   { k.q.Done(key) }
+func (k kubego[K]) shutDown()    { k.q.ShutDown() }
 
-type clientGo struct {
-	q cgqueue.TypedRateLimitingInterface[string]
+type clientGo[K comparable] struct {
+	q cgqueue.TypedRateLimitingInterface[K]
 }
 
-func (c clientGo) add(key string) { c.q.Add(key) }
-func (c clientGo) get() (string, bool) {
+func (c clientGo[K]) add(key K) { c.q.Add(key) }
+func (c clientGo[K]) get() (K, bool) {
 	k, shutdown := c.q.Get()
 	return k, !shutdown
 }
-func (c clientGo) forget(key string) { c.q.Forget(key) }
-func (c clientGo) done(key string)   { c.q.Done(key) }
-func (c clientGo) shutDown()         { c.q.ShutDown() }
+func (c clientGo[K]) forget(key K) { c.q.Forget(key) }
+func (c clientGo[K]) done(key K)   { c.q.Done(key) }
+func (c clientGo[K]) shutDown()    { c.q.ShutDown() }
+
+// objectKey is the struct key kubego recommends for controllers.
+type objectKey struct{ Namespace, Name string }
+
+func newQueue[K comparable](impl string) (queue[K], bool) {
+	switch impl {
+	case "kubego":
+		return kubego[K]{kubegoqueue.New(kubegoqueue.Options[K]{})}, true
+	case "client-go":
+		return clientGo[K]{cgqueue.NewTypedRateLimitingQueue(cgqueue.DefaultTypedControllerRateLimiter[K]())}, true
+	}
+	return nil, false
+}
 
 // Result is the JSON line the command prints.
 type Result struct {
 	Impl         string  `json:"impl"`
+	Key          string  `json:"key"`
 	Keys         int     `json:"keys"`
 	Producers    int     `json:"producers"`
 	Workers      int     `json:"workers"`
@@ -90,6 +104,7 @@ func main() {
 	keys := flag.Int("keys", 1_000_000, "distinct keys to add")
 	producers := flag.Int("producers", 4, "goroutines adding keys")
 	workers := flag.Int("workers", 8, "goroutines processing keys")
+	keyType := flag.String("key", "string", `key type: "string" ("namespace/name") or "struct" ({Namespace, Name})`)
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured run to this file")
 	flag.Parse()
 	if *keys <= 0 || *producers <= 0 || *workers <= 0 {
@@ -97,18 +112,25 @@ func main() {
 		os.Exit(2)
 	}
 
-	var q queue
-	switch *impl {
-	case "kubego":
-		q = kubego{kubegoqueue.New(kubegoqueue.Options[string]{})}
-	case "client-go":
-		q = clientGo{cgqueue.NewTypedRateLimitingQueue(cgqueue.DefaultTypedControllerRateLimiter[string]())}
-	default:
+	if *impl != "kubego" && *impl != "client-go" {
 		fmt.Fprintf(os.Stderr, "workqueue: unknown -impl %q (want kubego or client-go)\n", *impl)
 		os.Exit(2)
 	}
+	var measure func() Result
+	switch *keyType {
+	case "string":
+		q, _ := newQueue[string](*impl)
+		keys := makeKeys(*keys)
+		measure = func() Result { return run(q, keys, *producers, *workers) }
+	case "struct":
+		q, _ := newQueue[objectKey](*impl)
+		keys := makeStructKeys(*keys)
+		measure = func() Result { return run(q, keys, *producers, *workers) }
+	default:
+		fmt.Fprintf(os.Stderr, "workqueue: unknown -key %q (want string or struct)\n", *keyType)
+		os.Exit(2)
+	}
 
-	ks := makeKeys(*keys)
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -122,8 +144,8 @@ func main() {
 		defer f.Close()
 		defer pprof.StopCPUProfile()
 	}
-	r := run(q, ks, *producers, *workers)
-	r.Impl = *impl
+	r := measure()
+	r.Impl, r.Key = *impl, *keyType
 	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
 		fmt.Fprintln(os.Stderr, "workqueue:", err)
 		os.Exit(1) //nolint:gocritic // the deferred profile flush is moot on this path
@@ -139,7 +161,17 @@ func makeKeys(n int) []string {
 	return keys
 }
 
-func run(q queue, keys []string, producers, workers int) Result {
+// makeStructKeys returns n distinct struct keys with the same strings as
+// makeKeys.
+func makeStructKeys(n int) []objectKey {
+	keys := make([]objectKey, n)
+	for i := range keys {
+		keys[i] = objectKey{fmt.Sprintf("namespace-%03d", i%500), fmt.Sprintf("object-%07d", i)}
+	}
+	return keys
+}
+
+func run[K comparable](q queue[K], keys []K, producers, workers int) Result {
 	var (
 		processed atomic.Int64
 		all       = make(chan struct{})
