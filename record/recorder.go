@@ -14,11 +14,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Type is the type of an Event.
+// Type is the type of an Event: Normal or Warning, the only two the API
+// server accepts. corev1.EventTypeNormal and corev1.EventTypeWarning convert
+// to it.
 type Type string
 
 const (
-	Normal  Type = "Normal"
+	// Normal is for information: something happened as expected.
+	Normal Type = "Normal"
+	// Warning is for something that may need attention.
 	Warning Type = "Warning"
 )
 
