@@ -22,7 +22,9 @@ type Object interface {
 // ListResult is one page of a LIST.
 type ListResult[T Object] struct {
 	// Items are the objects of the page. The reflector takes ownership of
-	// them: the ListerWatcher must not touch them after returning.
+	// them: the ListerWatcher must not touch them after returning. They may
+	// point into one array (&list.Items[i]): on a relist the reflector moves
+	// the items it keeps out of it, so the page does not outlive the call.
 	Items []T
 	// ResourceVersion is the list's resourceVersion (metadata.resourceVersion
 	// of the list object).

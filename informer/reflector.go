@@ -379,8 +379,16 @@ func (r *Reflector[T]) list(ctx context.Context, s *state[T], now time.Time) tim
 			}
 			return s.backoff.next(now)
 		}
+		relist := r.hasSynced()
 		for _, o := range page.Items {
-			items = append(items, r.sink.Prepare(o))
+			p := r.sink.Prepare(o)
+			if relist && any(p) == any(o) {
+				// A changed object from a relist page: move it out of the
+				// page, so that the page (whose unchanged items the sink
+				// dropped in favour of the cached ones) can be freed.
+				p = detach(p)
+			}
+			items = append(items, p)
 		}
 		if rv == "" || opts.Continue == "" {
 			rv = page.ResourceVersion
@@ -491,6 +499,28 @@ func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 			}
 		}
 	}
+}
+
+func (r *Reflector[T]) hasSynced() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.synced
+}
+
+// detach returns a shallow copy of *o in its own allocation. List adapters
+// often hand out pointers into one page array (&list.Items[i]); one
+// retained item would keep the whole page alive.
+func detach[T Object](o T) T {
+	v := reflect.ValueOf(o)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return o
+	}
+	c := reflect.New(v.Elem().Type())
+	c.Elem().Set(v.Elem())
+	if t, ok := c.Interface().(T); ok {
+		return t
+	}
+	return o
 }
 
 func watchErr(w watch.Interface) error {

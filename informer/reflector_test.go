@@ -114,3 +114,35 @@ func TestReflectorStreaming(t *testing.T) {
 		})
 	})
 }
+
+func TestRelistDoesNotRetainPages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		page := func(rvB string) listFn {
+			arr := []corev1.ConfigMap{*cm("ns", "a", "1"), *cm("ns", "b", rvB)}
+			return func(metav1.ListOptions) (ListResult[*corev1.ConfigMap], error) {
+				return ListResult[*corev1.ConfigMap]{Items: []*corev1.ConfigMap{&arr[0], &arr[1]}, ResourceVersion: "10"}, nil
+			}
+		}
+		var second []*corev1.ConfigMap
+		relist := page("2")
+		lw := (&fakeLW{}).onList(page("1"), func(o metav1.ListOptions) (ListResult[*corev1.ConfigMap], error) {
+			res, err := relist(o)
+			second = res.Items
+			return res, err
+		}).onWatch(watchWith(true, errEvent(gone())))
+		inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
+		stop := start(t, inf)
+		defer stop()
+		synctest.Wait()
+		b, _ := inf.Store().Get(Key{"ns", "b"})
+		if b.ResourceVersion != "2" {
+			t.Fatalf("b = %v", b.ResourceVersion)
+		}
+		if b == second[1] {
+			t.Fatal("changed object still points into the relist page")
+		}
+		if a, _ := inf.Store().Get(Key{"ns", "a"}); a == second[0] {
+			t.Fatal("unchanged object was replaced by the relist copy")
+		}
+	})
+}
