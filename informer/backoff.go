@@ -8,8 +8,9 @@ import (
 // Backoff configures the delay between failed attempts: Initial, doubled
 // (times Factor) after each consecutive failure up to Max, plus a random
 // jitter of up to Jitter×delay. After ResetAfter without a failure the delay
-// starts again from Initial. The zero value means the defaults: 800ms, 30s,
-// factor 2, jitter 1.0 (delay in [d, 2d)), reset after 2 minutes.
+// starts again from Initial. Zero fields take the defaults: 800ms, 30s,
+// factor 2, jitter 1.0 (delay in [d, 2d)), reset after 2 minutes; a negative
+// Jitter disables jitter.
 type Backoff struct {
 	Initial    time.Duration
 	Max        time.Duration

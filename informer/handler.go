@@ -12,7 +12,8 @@ import (
 // informer's goroutine, so a slow handler delays only itself. Objects are
 // shared with the cache and other handlers: read-only (DeepCopy first).
 //
-// Callbacks should be quick (typically: enqueue a key in a workqueue).
+// Callbacks should be quick (typically: enqueue a key in a workqueue). A
+// panic in a callback is not recovered.
 type Handler[T Object] interface {
 	// OnAdd: a new object. initial is true for objects of the first full
 	// state and for the synthetic adds of a handler registered after sync.

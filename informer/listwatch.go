@@ -139,6 +139,10 @@ func (t Target) String() string {
 
 // Source produces ListerWatchers for a [Factory]. The client packages
 // implement it (typically from a rest config, a scheme and a REST mapper).
+// Target.Type is only known at run time, so an implementation works on
+// runtime.Objects: decode lists with the scheme and convert them with
+// [FromList], decode watch events into new objects of Target.Type (or
+// wrap a typed ListerWatcher[T] with [Erase] when T is known statically).
 //
 // ListerWatcher is called once per informer the factory creates, from the
 // goroutine that runs that informer, so it may block briefly (discovery). The

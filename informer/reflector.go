@@ -142,8 +142,8 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 	return r
 }
 
-// Run drives the reflector until ctx is done. It returns nil then; all
-// other failures are retried and reported through LastError.
+// Run drives the reflector until ctx is done. Failures are retried (with
+// backoff) and reported through LastError, never returned.
 func (r *Reflector[T]) Run(ctx context.Context) {
 	s := &state[T]{streaming: !r.opts.DisableStreaming, backoff: backoffState{cfg: r.opts.Backoff}}
 	defer func() {
