@@ -1,0 +1,88 @@
+// Package rest is the low-level client of the Kubernetes API: it builds
+// requests, negotiates the wire format, turns failures into typed errors,
+// retries what is safe to retry, and decodes watch streams. The typed,
+// dynamic and metadata clients are built on it.
+//
+// # Clients
+//
+// A [Config] says where the server is and who the caller is. [NewClient]
+// validates it (problems come back as a [*ConfigError] naming the field) and
+// returns a [Client], safe for concurrent use:
+//
+//	c, err := rest.NewClient(&rest.Config{
+//		Host:        "https://127.0.0.1:6443",
+//		TLS:         rest.TLSConfig{CAFile: "ca.crt"},
+//		BearerToken: token,
+//	})
+//
+// Clients built from Configs with equal TLS, proxy and HTTP/2 settings share
+// one HTTP transport and so one connection pool. HTTP/2 is used when the
+// server offers it, with health pings (Config.HealthPingInterval,
+// Config.PingTimeout) so that a dead connection under a watch is noticed
+// within about a minute.
+//
+// Secrets stay secret: printing a Config (with any fmt verb, or through
+// log/slog) redacts the bearer token, password and private key; errors never
+// contain them; credentials are sent only to the configured host, and a
+// redirect to another host is refused with a [*RedirectError]. Bearer tokens
+// and basic auth over plain http are refused unless Config.AllowInsecureAuth
+// is set.
+//
+// # Requests
+//
+// A request is built by chaining and sent with Do, DoRaw, Stream or Watch:
+//
+//	var pods corev1.PodList
+//	err := c.Get().Namespace("default").Resource("pods").
+//		Params(&metav1.ListOptions{LabelSelector: "app=web"}).
+//		Do(ctx).Into(&pods)
+//
+// The path is /api/v1/... for the core group and /apis/<group>/<version>/...
+// otherwise ([Request.Group], [Request.Version]); [Request.AbsPath] gives a
+// raw path. Mistakes while building (an empty or malformed name, parameters
+// that do not encode) are recorded and returned by the sending method,
+// wrapping [ErrInvalidRequest]; nothing panics.
+//
+// # Wire formats
+//
+// Under [ContentTypeAuto] (the default) a request for a built-in
+// group/version (one registered in Config.Scheme, by default every kind of
+// k8s.io/api) asks for protobuf with JSON as fallback, and sends create and
+// update bodies in protobuf; everything else (custom resources, raw paths,
+// patches) uses JSON. Responses are decoded by their own Content-Type, so a
+// server that answers JSON is understood either way. [Result.Into] decodes
+// into registered types, into Go types the scheme does not know (CRD types,
+// from JSON), and into unstructured objects (from either format).
+//
+// # Errors
+//
+// Every non-2xx response becomes an *errors.StatusError of
+// k8s.io/apimachinery/pkg/api/errors, decoded from the server's Status body
+// or, when the body is not a Status, made from the HTTP code; so
+// apierrors.IsNotFound, IsConflict, IsTooManyRequests and the rest work.
+// Failures to reach the server are [*TransportError] (wrapping the cause,
+// such as a context error or a [*RedirectError]); undecodable bodies are
+// [*DecodeError].
+//
+// Warning headers go to Config.WarningHandler; by default each distinct
+// message is logged once.
+//
+// # Retries and throttling
+//
+// A 429 is retried whenever the request can be sent again (it was not
+// processed), and a 5xx with Retry-After for GET, HEAD and watch requests,
+// waiting as Retry-After asks (capped by Config.MaxRetryAfter) up to
+// Config.MaxRetries times; the wait ends early with the context. There is no
+// client-side throttling unless Config.RateLimiter is set.
+//
+// # Watches
+//
+// [Request.Watch] returns a [*WatchStream], a watch.Interface of
+// k8s.io/apimachinery. Events arrive in server order; the channel closes when
+// the stream ends and [WatchStream.Err] tells why: nil after Stop or a clean
+// end, the context's error, an *errors.StatusError after an ERROR event (which
+// is also delivered as a watch.Error event), or a [*DecodeError] for a
+// malformed, oversized (Config.MaxFrameBytes) or unknown event. An event is
+// delivered whole or not at all. Stop is idempotent and releases the
+// connection.
+package rest

@@ -1,0 +1,91 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net/http"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// drainFrames decodes every event of a stream the way a watch does and
+// checks the contract: events are whole, the end is EOF or a typed error.
+func drainFrames(t *testing.T, mt string, frames frameReader) {
+	for i := 0; i < 1000; i++ {
+		typ, raw, err := frames.next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			var de *DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("frame error %T %v is not a *DecodeError", err, err)
+			}
+			return
+		}
+		ev, err := testCodecClient.decodeEvent(mt, typ, raw, nil)
+		if err != nil {
+			var de *DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("event error %T %v is not a *DecodeError", err, err)
+			}
+			return
+		}
+		if ev.Object == nil {
+			t.Fatalf("event %s without object", ev.Type)
+		}
+		if ev.Type == watch.Error {
+			if _, ok := ev.Object.(*metav1.Status); !ok {
+				t.Fatalf("ERROR event holds %T", ev.Object)
+			}
+		}
+	}
+}
+
+func FuzzWatchJSONFrames(f *testing.F) {
+	f.Add([]byte(jsonEventLine("ADDED", cmJSON("a", "1")) + jsonEventLine("DELETED", cmJSON("a", "2"))))
+	f.Add([]byte(jsonEventLine("ERROR", `{"kind":"Status","apiVersion":"v1","status":"Failure","code":410,"reason":"Expired"}`)))
+	f.Add([]byte(jsonEventLine("BOOKMARK", `{"apiVersion":"v1","kind":"Pod","metadata":{"resourceVersion":"3"}}`)))
+	f.Add([]byte(`{"type":"ADDED","object":{"apiVersion":"example.com/v1","kind":"W"}}{"type":`))
+	f.Add([]byte("null\n[]\n{}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		drainFrames(t, mediaJSON, newJSONFrames(bytes.NewReader(data), 4096))
+	})
+}
+
+func FuzzWatchProtobufFrames(f *testing.F) {
+	f.Add(protoFrame(f, "ADDED", protoObject(f, testCM("a", "1"))))
+	f.Add(concat(protoFrame(f, "MODIFIED", protoObject(f, testCM("a", "2"))), protoFrame(f, "ERROR", protoObject(f, &metav1.Status{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}, Code: 410}))))
+	f.Add(binary.BigEndian.AppendUint32(nil, 0xffffffff))
+	f.Add([]byte{0, 0, 0, 2, 0xff})
+	f.Add(protoFrame(f, "ADDED", []byte("k8s\x00\x0a\x02")))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		drainFrames(t, mediaProtobuf, newProtoFrames(bytes.NewReader(data), 4096))
+	})
+}
+
+func FuzzStatusBody(f *testing.F) {
+	f.Add(404, mediaJSON, statusJSON(404, metav1.StatusReasonNotFound, "x"))
+	f.Add(403, mediaProtobuf, statusProto(f, &metav1.Status{Code: 403, Reason: metav1.StatusReasonForbidden}))
+	f.Add(500, "text/html", []byte("<html>boom</html>"))
+	f.Add(429, "", []byte{})
+	f.Add(409, mediaJSON, []byte(`{"kind":"Status","code":"x"}`))
+	f.Fuzz(func(t *testing.T, code int, ct string, body []byte) {
+		if code < 300 || code > 599 {
+			code = 300 + (code%300+300)%300
+		}
+		h := http.Header{"Retry-After": {"1"}}
+		err := testCodecClient.statusError(code, ct, h, body, errorTarget{verb: "GET"})
+		if err == nil || err.ErrStatus.Code == 0 {
+			t.Fatalf("statusError(%d) = %v", code, err)
+		}
+		_ = err.Error()
+		// Decoding arbitrary bodies as objects must not panic either.
+		_ = testCodecClient.decode(body, ct, &corev1.ConfigMap{})
+	})
+}
