@@ -43,9 +43,12 @@ func negotiate(r *http.Request, protoOK bool) (mt string, ok bool) {
 		return mediaJSON, true
 	}
 	for _, part := range strings.Split(accept, ",") {
-		t, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		t, params, err := mime.ParseMediaType(strings.TrimSpace(part))
 		if err != nil {
 			continue
+		}
+		if as := params["as"]; as != "" && as != "PartialObjectMetadata" && as != "PartialObjectMetadataList" {
+			continue // Table and other conversions are not served
 		}
 		switch t {
 		case mediaProtobuf:

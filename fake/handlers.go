@@ -47,7 +47,7 @@ func (s *Server) handleGet(w http.ResponseWriter, req *request) error {
 		writeTyped(w, req.mt, http.StatusOK, sc)
 		return nil
 	}
-	writeObject(w, req.mt, http.StatusOK, o)
+	req.writeObject(w, http.StatusOK, o)
 	return nil
 }
 
@@ -70,7 +70,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, req *request) error {
 	if err != nil {
 		return err
 	}
-	writeObject(w, req.mt, http.StatusCreated, o)
+	req.writeObject(w, http.StatusCreated, o)
 	return nil
 }
 
@@ -100,7 +100,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, req *request) error {
 	if err != nil {
 		return err
 	}
-	writeObject(w, req.mt, http.StatusOK, o)
+	req.writeObject(w, http.StatusOK, o)
 	return nil
 }
 
@@ -149,7 +149,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, req *request) error {
 	if err != nil {
 		return err
 	}
-	writeObject(w, req.mt, http.StatusOK, out)
+	req.writeObject(w, http.StatusOK, out)
 	return nil
 }
 

@@ -185,6 +185,6 @@ func (s *Server) handleList(w http.ResponseWriter, req *request) error {
 			lm.RemainingItemCount = &rest
 		}
 	}
-	writeList(w, req.mt, req.res, lm, items)
+	req.writeList(w, lm, items)
 	return nil
 }

@@ -100,7 +100,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, req *request) error {
 	if err != nil {
 		return err
 	}
-	writeObject(w, req.mt, http.StatusOK, o)
+	req.writeObject(w, http.StatusOK, o)
 	return nil
 }
 
@@ -181,7 +181,7 @@ func (s *Server) apply(w http.ResponseWriter, req *request, body []byte, wo writ
 		if err != nil {
 			return err
 		}
-		writeObject(w, req.mt, http.StatusCreated, o)
+		req.writeObject(w, http.StatusCreated, o)
 		return nil
 	}
 	live := &unstructured.Unstructured{Object: old.copy()}
@@ -197,6 +197,6 @@ func (s *Server) apply(w http.ResponseWriter, req *request, body []byte, wo writ
 	if err != nil {
 		return err
 	}
-	writeObject(w, req.mt, http.StatusOK, o)
+	req.writeObject(w, http.StatusOK, o)
 	return nil
 }

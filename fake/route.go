@@ -17,6 +17,7 @@ type request struct {
 	name      string
 	sub       string // "", "status" or "scale"
 	mt        string // negotiated response media type
+	asMeta    bool   // answer with PartialObjectMetadata
 	r         *http.Request
 }
 
@@ -140,6 +141,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.mt = mt
+	if partialMetadata(r) {
+		req.mt, req.asMeta = mediaJSON, true
+	}
 	if err := s.faults.apply(r.Context(), req); err != nil {
 		writeError(w, mt, err)
 		return

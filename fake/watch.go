@@ -227,6 +227,9 @@ func (wt *watcher) write(typ watch.EventType, jsonObj []byte, protoObj runtime.O
 }
 
 func (wt *watcher) send(typ watch.EventType, o *object) bool {
+	if wt.req.asMeta {
+		o = metadataOnly(o)
+	}
 	if wt.proto {
 		t, err := o.typedObject()
 		if err != nil {
