@@ -141,7 +141,11 @@ func TestBasicAuthAndAuthenticator(t *testing.T) {
 	if got != "Basic dTpw" {
 		t.Errorf("basic = %q", got)
 	}
-	c, _ = newTestClient(t, srv, func(cfg *Config) { cfg.Auth = headerAuth("Bearer from-auth"); cfg.BearerToken = "ignored"; cfg.AllowInsecureAuth = true })
+	c, _ = newTestClient(t, srv, func(cfg *Config) {
+		cfg.Auth = headerAuth("Bearer from-auth")
+		cfg.BearerToken = "ignored"
+		cfg.AllowInsecureAuth = true
+	})
 	_ = c.Get().AbsPath("/").Do(context.Background())
 	if got != "Bearer from-auth" {
 		t.Errorf("Auth = %q", got)

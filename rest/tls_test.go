@@ -8,9 +8,9 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
-	"time"
 	"net/http/httptest"
 	"testing"
+	"time"
 )
 
 // serverCA returns the PEM of an httptest TLS server's certificate.
