@@ -1,0 +1,392 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/scheme"
+	"github.com/kubego/kubego/workqueue"
+	"github.com/kubego/kubego/workqueue/promqueue"
+)
+
+// Defaults of Options.
+const (
+	DefaultCacheSyncTimeout = 2 * time.Minute
+	DefaultDrainTimeout     = 30 * time.Second
+)
+
+// Options configure a Controller. Reconciler and at least one Source are
+// required; every other field has a useful zero value.
+type Options struct {
+	// Name identifies the controller in logs and metrics (the "controller"
+	// label). It must be unique among the controllers sharing a metrics
+	// registry. Empty means "controller".
+	Name string
+	// Reconciler is the code the workers run for each Request.
+	Reconciler Reconciler
+	// Sources enqueue Requests: at most one For, any number of Owns and
+	// Watches. A Source must not be given to two Controllers.
+	Sources []Source
+	// MaxConcurrentReconciles is the number of workers. Zero means 1.
+	MaxConcurrentReconciles int
+	// RateLimiter sets the delay of retries after errors and of
+	// Result.Requeue. Nil means workqueue.DefaultRateLimiter: per-request
+	// exponential backoff from 5ms to 1000s, and 10 retries per second
+	// overall after a burst of 100.
+	RateLimiter workqueue.RateLimiter[Request]
+	// CacheSyncTimeout bounds the wait for the sources' informers to sync
+	// before the workers start. Zero means DefaultCacheSyncTimeout.
+	CacheSyncTimeout time.Duration
+	// DrainTimeout is how long Start waits, once its context is done, for
+	// the reconciles in flight to finish; then their context is cancelled.
+	// Zero means DefaultDrainTimeout; negative means no wait.
+	DrainTimeout time.Duration
+	// PropagatePanics lets a panic in Reconcile crash the process instead
+	// of being recovered and treated as an error.
+	PropagatePanics bool
+	// SkipLeaderElection makes a Manager with leader election run this
+	// controller on every replica, not only on the leader.
+	SkipLeaderElection bool
+	// Scheme finds the kind of the For type for Owns sources. Nil means
+	// scheme.Default() (the built-in kinds).
+	Scheme *runtime.Scheme
+	// Logger receives the controller's records; nil discards them.
+	Logger *slog.Logger
+	// Clock is the time source of the queue and of durations. Nil means
+	// the system clock.
+	Clock workqueue.Clock
+	// Registerer, if set, receives the controller's metrics: its workqueue's
+	// (package promqueue, "name" label = Name) and the reconcile counters
+	// and durations. Nil means no metrics work at all.
+	Registerer prometheus.Registerer
+}
+
+// Controller runs a Reconciler for the Requests its Sources enqueue. It owns
+// its queue: handlers only Add, and the loop does Get, Done, Forget and
+// the retries, so no user code can forget them.
+//
+// Create one with New or Manager.NewController, then Start it once.
+type Controller struct {
+	name    string
+	opts    Options
+	factory *informer.Factory
+	queue   *workqueue.Queue[Request]
+	log     *slog.Logger
+	clock   workqueue.Clock
+	metrics *reconcileMetrics // nil: none
+
+	started atomic.Bool
+	synced  atomic.Bool
+	active  atomic.Int64
+}
+
+// New returns a Controller whose sources take their informers from
+// factory. The informers are created now (so a factory started later
+// starts them), and handlers are registered by Start.
+//
+// New returns an error wrapping ErrInvalidOptions for unusable options,
+// ErrUnknownKind when an Owns source cannot find its owner kind, or a
+// metrics registration error.
+func New(factory *informer.Factory, opts Options) (*Controller, error) {
+	if factory == nil {
+		return nil, invalid("nil informer factory")
+	}
+	if opts.Reconciler == nil {
+		return nil, invalid("no Reconciler")
+	}
+	if len(opts.Sources) == 0 {
+		return nil, invalid("no Source")
+	}
+	if opts.MaxConcurrentReconciles < 0 {
+		return nil, invalid("MaxConcurrentReconciles %d < 0", opts.MaxConcurrentReconciles)
+	}
+	if opts.MaxConcurrentReconciles == 0 {
+		opts.MaxConcurrentReconciles = 1
+	}
+	if opts.Name == "" {
+		opts.Name = "controller"
+	}
+	if opts.CacheSyncTimeout <= 0 {
+		opts.CacheSyncTimeout = DefaultCacheSyncTimeout
+	}
+	if opts.DrainTimeout == 0 {
+		opts.DrainTimeout = DefaultDrainTimeout
+	}
+	if opts.Scheme == nil {
+		opts.Scheme = scheme.Default()
+	}
+	var forType reflect.Type
+	for i, s := range opts.Sources {
+		if s == nil {
+			return nil, invalid("Sources[%d] is nil", i)
+		}
+		if s.sourceKind() == kindFor {
+			if forType != nil {
+				return nil, invalid("more than one For source")
+			}
+			forType = s.goType()
+		}
+	}
+	c := &Controller{
+		name:    opts.Name,
+		opts:    opts,
+		factory: factory,
+		clock:   opts.Clock,
+		log:     opts.Logger,
+	}
+	if c.clock == nil {
+		c.clock = systemClock{}
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	c.log = c.log.With("controller", c.name)
+
+	qopts := workqueue.Options[Request]{RateLimiter: opts.RateLimiter, Clock: opts.Clock}
+	if opts.Registerer != nil {
+		qm, err := promqueue.New(promqueue.Options{Registerer: opts.Registerer, Name: c.name})
+		if err != nil {
+			return nil, fmt.Errorf("controller %s: workqueue metrics: %w", c.name, err)
+		}
+		qopts.Metrics = qm
+		m, err := newReconcileMetrics(opts.Registerer)
+		if err != nil {
+			return nil, fmt.Errorf("controller %s: %w", c.name, err)
+		}
+		c.metrics = m
+		m.maxWorkers.WithLabelValues(c.name).Set(float64(opts.MaxConcurrentReconciles))
+		m.activeWorkers.WithLabelValues(c.name).Set(0)
+	}
+	b := &binder{
+		factory: factory,
+		scheme:  opts.Scheme,
+		forKind: func() (schema.GroupKind, error) {
+			if forType == nil {
+				return schema.GroupKind{}, fmt.Errorf("%w: Owns needs a For source or SourceOptions.OwnerKind", ErrUnknownKind)
+			}
+			return kindOf(opts.Scheme, forType)
+		},
+	}
+	for i, s := range opts.Sources {
+		if err := s.bind(b); err != nil {
+			for _, done := range opts.Sources[:i] {
+				done.stop()
+			}
+			return nil, fmt.Errorf("controller %s: %w", c.name, err)
+		}
+	}
+	c.queue = workqueue.New(qopts)
+	return c, nil
+}
+
+// Name returns the controller's name.
+func (c *Controller) Name() string { return c.name }
+
+// NeedLeaderElection reports whether a Manager with leader election runs
+// the controller only while leading (true unless
+// Options.SkipLeaderElection).
+func (c *Controller) NeedLeaderElection() bool { return !c.opts.SkipLeaderElection }
+
+// HasSynced reports whether the informers of every source have synced.
+func (c *Controller) HasSynced() bool {
+	for _, s := range c.opts.Sources {
+		if !s.hasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+// Started reports whether the workers are running: Start has seen every
+// source sync and has not yet begun to shut down.
+func (c *Controller) Started() bool { return c.synced.Load() }
+
+// Start runs the controller until ctx is done. It starts the factory (a
+// no-op if it already runs), registers the sources' handlers, waits for
+// every source's informer to sync, and only then starts the workers.
+//
+// It returns nil once ctx is done and the workers have stopped: new
+// Requests stop being taken at once, and reconciles in flight get up to
+// DrainTimeout to finish before their context is cancelled. It returns a
+// *SyncError (wrapping ErrNotSynced and the cause) when a source does not
+// sync within CacheSyncTimeout, and ErrAlreadyStarted on a second call.
+func (c *Controller) Start(ctx context.Context) error {
+	return c.run(ctx, nil)
+}
+
+// run is Start; when hard is not nil, reconciles are cancelled as soon as
+// hard is done instead of after the drain (the Manager uses this when
+// leadership is lost).
+func (c *Controller) run(ctx context.Context, hard context.Context) error {
+	if c.started.Swap(true) {
+		return fmt.Errorf("controller %s: %w", c.name, ErrAlreadyStarted)
+	}
+	defer func() {
+		for _, s := range c.opts.Sources {
+			s.stop()
+		}
+	}()
+	c.factory.Start(ctx)
+	for _, s := range c.opts.Sources {
+		if err := s.start(c.queue.Add); err != nil {
+			c.queue.ShutDown()
+			return fmt.Errorf("controller %s: %w", c.name, err)
+		}
+	}
+	if err := c.waitForSync(ctx); err != nil {
+		c.queue.ShutDown()
+		if ctx.Err() != nil {
+			return nil // stopped before sync: not a failure
+		}
+		return err
+	}
+
+	// Reconciles get a context that outlives ctx by the drain.
+	if hard == nil {
+		hard = context.WithoutCancel(ctx)
+	}
+	rctx, cancel := context.WithCancel(hard)
+	defer cancel()
+
+	c.synced.Store(true)
+	c.log.Info("starting workers", "workers", c.opts.MaxConcurrentReconciles)
+	var wg sync.WaitGroup
+	for range c.opts.MaxConcurrentReconciles {
+		wg.Go(func() { c.worker(rctx) })
+	}
+
+	select {
+	case <-ctx.Done():
+	case <-rctx.Done():
+	}
+	c.synced.Store(false)
+	c.log.Info("shutting down: draining reconciles in flight")
+	if c.opts.DrainTimeout > 0 {
+		dctx, dcancel := context.WithTimeout(rctx, c.opts.DrainTimeout)
+		if err := c.queue.ShutDownWithDrain(dctx); err != nil {
+			c.log.Warn("drain ended with reconciles in flight; cancelling them", "err", err)
+		}
+		dcancel()
+	} else {
+		c.queue.ShutDown()
+	}
+	cancel()
+	wg.Wait()
+	c.log.Info("stopped")
+	return nil
+}
+
+func (c *Controller) waitForSync(ctx context.Context) error {
+	sctx, cancel := context.WithTimeout(ctx, c.opts.CacheSyncTimeout)
+	defer cancel()
+	var errs []error
+	for _, s := range c.opts.Sources {
+		if err := s.waitForSync(sctx); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", s, err))
+		}
+	}
+	if len(errs) > 0 {
+		return &SyncError{Controller: c.name, Err: errors.Join(errs...)}
+	}
+	return nil
+}
+
+// worker takes Requests until the queue shuts down.
+func (c *Controller) worker(ctx context.Context) {
+	for {
+		req, ok := c.queue.Get(ctx)
+		if !ok {
+			return
+		}
+		c.process(ctx, req)
+	}
+}
+
+// process reconciles req and does the queue bookkeeping; it always calls
+// Done exactly once.
+func (c *Controller) process(ctx context.Context, req Request) {
+	defer c.queue.Done(req)
+	if c.metrics != nil {
+		c.metrics.activeWorkers.WithLabelValues(c.name).Set(float64(c.active.Add(1)))
+		defer func() { c.metrics.activeWorkers.WithLabelValues(c.name).Set(float64(c.active.Add(-1))) }()
+	}
+	log := c.log.With("request", req)
+	start := c.clock.Now()
+	res, err := c.call(withLogger(ctx, log), req, log)
+	elapsed := c.clock.Now().Sub(start)
+
+	var result string
+	switch {
+	case err != nil && errors.Is(err, ErrTerminal):
+		result = "terminal_error"
+		c.queue.Forget(req)
+		log.Error("reconcile failed with a terminal error; not retrying", "err", err)
+	case err != nil:
+		result = "error"
+		c.queue.AddRateLimited(req)
+		if ctx.Err() != nil {
+			log.Info("reconcile interrupted by shutdown", "err", err)
+		} else {
+			log.Error("reconcile failed; retrying", "err", err, "requeues", c.queue.NumRequeues(req))
+		}
+	case res.RequeueAfter > 0:
+		result = "requeue_after"
+		c.queue.Forget(req)
+		c.queue.AddAfter(req, res.RequeueAfter)
+	case res.Requeue:
+		result = "requeue"
+		c.queue.AddRateLimited(req)
+	default:
+		result = "success"
+		c.queue.Forget(req)
+	}
+	if c.metrics != nil {
+		c.metrics.observe(c.name, result, err, elapsed)
+	}
+}
+
+// call runs the Reconciler, turning a panic into a *PanicError unless
+// panics propagate.
+func (c *Controller) call(ctx context.Context, req Request, log *slog.Logger) (res Result, err error) {
+	if !c.opts.PropagatePanics {
+		defer func() {
+			if v := recover(); v != nil {
+				pe := &PanicError{Request: req, Value: v, Stack: debug.Stack()}
+				log.Error("panic in Reconcile", "panic", panicString(v), "stack", string(pe.Stack))
+				if c.metrics != nil {
+					c.metrics.panics.WithLabelValues(c.name).Inc()
+				}
+				res, err = Result{}, pe
+			}
+		}()
+	}
+	return c.opts.Reconciler.Reconcile(ctx, req)
+}
+
+// informerNames returns the names of the sources' informers with their
+// sync state.
+func (c *Controller) informerStates(fn func(name string, synced bool)) {
+	for _, s := range c.opts.Sources {
+		fn(s.informerName(), s.hasSynced())
+	}
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) AfterFunc(d time.Duration, f func()) workqueue.Timer {
+	return time.AfterFunc(d, f)
+}

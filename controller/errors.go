@@ -1,0 +1,61 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrInvalidOptions is wrapped by every error New and NewManager return
+	// for options that cannot work (no Reconciler, no Source, two For
+	// sources, a negative worker count, ...).
+	ErrInvalidOptions = errors.New("invalid controller options")
+	// ErrAlreadyStarted is returned by a second Start of a Controller or
+	// Manager.
+	ErrAlreadyStarted = errors.New("already started")
+	// ErrSourceReused is returned by New for a Source already bound to
+	// another Controller.
+	ErrSourceReused = errors.New("source already used by a controller")
+	// ErrUnknownKind is returned when the owner kind of an Owns source
+	// cannot be found in the scheme.
+	ErrUnknownKind = errors.New("unknown kind")
+	// ErrNotSynced is wrapped by the error Start returns when a watched
+	// informer did not sync within Options.CacheSyncTimeout; the
+	// informer's *informer.SyncError, carrying the cause (403, missing
+	// resource, ...), is wrapped too.
+	ErrNotSynced = errors.New("caches did not sync")
+	// ErrLeadershipLost is the error Manager.Start returns when the
+	// manager's leader election term ended while its context was still
+	// live. The *leaderelection.LostError is wrapped too.
+	ErrLeadershipLost = errors.New("leadership lost")
+)
+
+// SyncError is returned by Controller.Start when its sources did not sync
+// in time. It wraps ErrNotSynced and the informers' errors, so errors.As
+// finds an *informer.SyncError and apierrors.IsForbidden sees a 403 cause.
+type SyncError struct {
+	Controller string
+	Err        error // the joined errors of the informers that did not sync
+}
+
+func (e *SyncError) Error() string {
+	return fmt.Sprintf("controller %s: %v: %v", e.Controller, ErrNotSynced, e.Err)
+}
+
+func (e *SyncError) Unwrap() []error { return []error{ErrNotSynced, e.Err} }
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
+}
+
+func panicString(v any) string {
+	switch v := v.(type) {
+	case error:
+		return v.Error()
+	case string:
+		return v
+	case fmt.Stringer:
+		return v.String()
+	}
+	return fmt.Sprintf("%v", v)
+}

@@ -1,0 +1,258 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/informer"
+)
+
+// Source is a stream of events that enqueue Requests: For, Owns or
+// Watches. A Source belongs to one Controller; make a new one per
+// Controller. The informer behind it comes from the Controller's Factory,
+// so sources of the same type and options in one process share one watch
+// and one cache.
+type Source interface {
+	// String names the source in logs and errors.
+	String() string
+
+	bind(b *binder) error
+	start(enqueue func(Request)) error
+	stop()
+	waitForSync(ctx context.Context) error
+	hasSynced() bool
+	informerName() string
+	sourceKind() sourceKind
+	goType() reflect.Type
+}
+
+// SourceOptions configure a Source. The zero value watches every object
+// of the type, in every namespace, and passes every event.
+type SourceOptions struct {
+	// Informer chooses the shared informer: namespace, selectors,
+	// transform, indexes (see informer.ForOptions).
+	Informer informer.ForOptions
+	// Predicates filter events: an event enqueues only if every predicate
+	// passes it.
+	Predicates []Predicate
+	// OwnerKind (Owns only) is the group and kind of the owner to look for
+	// in ownerReferences. Zero means the kind of the Controller's For
+	// source, found in Options.Scheme; set it for a For type the scheme
+	// does not know.
+	OwnerKind schema.GroupKind
+	// ClusterScopedOwner (Owns only) says the owner is cluster-scoped, so
+	// the Request has no namespace even though the owned object has one.
+	ClusterScopedOwner bool
+}
+
+type sourceKind int
+
+const (
+	kindFor sourceKind = iota + 1
+	kindOwns
+	kindWatches
+)
+
+// binder is what a Source needs from its Controller when it is created.
+type binder struct {
+	factory *informer.Factory
+	scheme  *runtime.Scheme
+	// forKind is the group/kind of the For source, resolved lazily.
+	forKind func() (schema.GroupKind, error)
+}
+
+// For makes the primary source of a Controller: each event of an object of
+// type T enqueues a Request for that object. A Controller has at most one
+// For source; Owns sources map to its kind.
+func For[T informer.Object](opts SourceOptions) Source {
+	return &kindSource[T]{kind: kindFor, opts: opts}
+}
+
+// Owns makes a source of objects of type T owned by objects of the For
+// kind: an event of a T whose controller ownerReference (controller: true)
+// points to an object of that kind enqueues a Request for the owner (old
+// and new owner on an update that changes it). Objects without such a
+// reference enqueue nothing.
+func Owns[T informer.Object](opts SourceOptions) Source {
+	return &kindSource[T]{kind: kindOwns, opts: opts}
+}
+
+// Watches makes a source of objects of type T whose events enqueue the
+// Requests that mapFn returns (for an update, those of the old and of the
+// new object). mapFn runs on the source's handler goroutine: it must be
+// quick, may read caches, must not modify obj, and should not call the API
+// server. A nil mapFn enqueues nothing.
+func Watches[T informer.Object](mapFn func(ctx context.Context, obj T) []Request, opts SourceOptions) Source {
+	return &kindSource[T]{kind: kindWatches, opts: opts, mapFn: mapFn}
+}
+
+// kindSource is every Source: an informer of T plus a mapping to Requests.
+type kindSource[T informer.Object] struct {
+	kind  sourceKind
+	opts  SourceOptions
+	mapFn func(ctx context.Context, obj T) []Request
+
+	inf     *informer.Informer[T]
+	owner   schema.GroupKind
+	reg     *informer.Registration
+	enqueue func(Request)
+	ctx     context.Context // passed to mapFn
+	cancel  context.CancelFunc
+}
+
+func (s *kindSource[T]) String() string {
+	var verb string
+	switch s.kind {
+	case kindFor:
+		verb = "For"
+	case kindOwns:
+		verb = "Owns"
+	default:
+		verb = "Watches"
+	}
+	return verb + "[" + reflect.TypeFor[T]().String() + "]"
+}
+
+func (s *kindSource[T]) bind(b *binder) error {
+	if s.inf != nil {
+		return fmt.Errorf("%w: %s", ErrSourceReused, s)
+	}
+	if s.kind == kindOwns {
+		s.owner = s.opts.OwnerKind
+		if s.owner.Kind == "" {
+			gk, err := b.forKind()
+			if err != nil {
+				return fmt.Errorf("%s: %w", s, err)
+			}
+			s.owner = gk
+		}
+	}
+	s.inf = informer.For[T](b.factory, s.opts.Informer)
+	return nil
+}
+
+func (s *kindSource[T]) start(enqueue func(Request)) error {
+	s.enqueue = enqueue
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	reg, err := s.inf.AddEventHandler(s, informer.HandlerOptions{})
+	if err != nil {
+		s.cancel()
+		return fmt.Errorf("%s: %w", s, err)
+	}
+	s.reg = reg
+	return nil
+}
+
+func (s *kindSource[T]) stop() {
+	if s.reg != nil {
+		s.reg.Remove()
+	}
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.inf.Release()
+}
+
+func (s *kindSource[T]) waitForSync(ctx context.Context) error {
+	return s.inf.WaitForSync(ctx)
+}
+
+func (s *kindSource[T]) hasSynced() bool { return s.inf.HasSynced() }
+
+func (s *kindSource[T]) informerName() string { return s.inf.Name() }
+
+func (s *kindSource[T]) sourceKind() sourceKind { return s.kind }
+
+func (s *kindSource[T]) goType() reflect.Type { return reflect.TypeFor[T]() }
+
+// pass reports whether every predicate passes e.
+func (s *kindSource[T]) pass(e Event) bool {
+	for _, p := range s.opts.Predicates {
+		if !p(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// OnAdd implements informer.Handler.
+func (s *kindSource[T]) OnAdd(obj T, _ bool) {
+	if s.pass(Event{Type: Create, Object: obj}) {
+		s.emit(obj)
+	}
+}
+
+// OnUpdate implements informer.Handler.
+func (s *kindSource[T]) OnUpdate(old, obj T) {
+	if !s.pass(Event{Type: Update, Object: obj, Old: old}) {
+		return
+	}
+	if s.kind != kindFor {
+		s.emit(old)
+	}
+	s.emit(obj) // the queue deduplicates a request enqueued twice
+}
+
+// OnDelete implements informer.Handler.
+func (s *kindSource[T]) OnDelete(obj T, finalStateUnknown bool) {
+	if s.pass(Event{Type: Delete, Object: obj, FinalStateUnknown: finalStateUnknown}) {
+		s.emit(obj)
+	}
+}
+
+func (s *kindSource[T]) emit(obj T) {
+	switch s.kind {
+	case kindFor:
+		s.enqueue(Request{Namespace: obj.GetNamespace(), Name: obj.GetName()})
+	case kindOwns:
+		if req, ok := ownerRequest(obj, s.owner, s.opts.ClusterScopedOwner); ok {
+			s.enqueue(req)
+		}
+	case kindWatches:
+		if s.mapFn == nil {
+			return
+		}
+		for _, req := range s.mapFn(s.ctx, obj) {
+			s.enqueue(req)
+		}
+	}
+}
+
+// ownerRequest returns the Request of obj's controller owner when it is of
+// kind owner.
+func ownerRequest(obj metav1.Object, owner schema.GroupKind, clusterScoped bool) (Request, bool) {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	if ref == nil || ref.Kind != owner.Kind || ref.Name == "" {
+		return Request{}, false
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil || gv.Group != owner.Group {
+		return Request{}, false
+	}
+	req := Request{Name: ref.Name}
+	if !clusterScoped {
+		req.Namespace = obj.GetNamespace()
+	}
+	return req, true
+}
+
+// kindOf returns the group/kind of Go type t in sch.
+func kindOf(sch *runtime.Scheme, t reflect.Type) (schema.GroupKind, error) {
+	if t.Kind() != reflect.Pointer {
+		return schema.GroupKind{}, fmt.Errorf("%w: %s is not a pointer type", ErrUnknownKind, t)
+	}
+	obj, ok := reflect.New(t.Elem()).Interface().(runtime.Object)
+	if !ok {
+		return schema.GroupKind{}, fmt.Errorf("%w: %s is not a runtime.Object", ErrUnknownKind, t)
+	}
+	gvks, _, err := sch.ObjectKinds(obj)
+	if err != nil || len(gvks) == 0 {
+		return schema.GroupKind{}, fmt.Errorf("%w: %s is not in the scheme; set SourceOptions.OwnerKind or Options.Scheme", ErrUnknownKind, t)
+	}
+	return gvks[0].GroupKind(), nil
+}
