@@ -1,6 +1,10 @@
 package informer
 
-import "k8s.io/apimachinery/pkg/labels"
+import (
+	"iter"
+
+	"k8s.io/apimachinery/pkg/labels"
+)
 
 // Lister reads an informer's cache with the types of T. The zero Lister is
 // not usable; get one from [Informer.Lister]. Objects are shared with the
@@ -9,6 +13,10 @@ type Lister[T Object] struct{ store *Store[T] }
 
 // List returns every cached object whose labels match sel (nil: all).
 func (l Lister[T]) List(sel labels.Selector) []T { return l.store.List(sel) }
+
+// All yields the cached objects whose labels match sel (nil: all) without
+// allocating a slice.
+func (l Lister[T]) All(sel labels.Selector) iter.Seq[T] { return l.store.All(sel) }
 
 // Get returns a cluster-scoped object by name.
 func (l Lister[T]) Get(name string) (T, bool) { return l.store.Get(Key{Name: name}) }
@@ -40,3 +48,7 @@ func (l NamespaceLister[T]) List(sel labels.Selector) []T {
 	out, _ := l.store.byIndex(NamespaceIndex, l.ns, sel) // the index always exists
 	return out
 }
+
+// All yields the namespace's objects whose labels match sel (nil: all)
+// without allocating a slice.
+func (l NamespaceLister[T]) All(sel labels.Selector) iter.Seq[T] { return l.store.inNamespace(l.ns, sel) }

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"errors"
+	"iter"
 	"fmt"
 	"hash/maphash"
 	"maps"
@@ -182,6 +183,54 @@ func (s *Store[T]) List(sel labels.Selector) []T {
 		}
 	})
 	return out
+}
+
+// All yields the objects whose labels match sel (nil: all), in no
+// particular order, from one consistent view, without allocating. The
+// iteration holds no lock; it may be stopped early.
+func (s *Store[T]) All(sel labels.Selector) iter.Seq[T] {
+	all := sel == nil || sel.Empty()
+	return func(yield func(T) bool) {
+		r := s.cur.Load()
+		for _, m := range r.mids {
+			if m == nil {
+				continue
+			}
+			for _, sh := range m.shards {
+				if sh == nil {
+					continue
+				}
+				for _, o := range sh.objects() {
+					if (all || sel.Matches(labels.Set(o.GetLabels()))) && !yield(o) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+// inNamespace yields the objects of namespace ns matching sel.
+func (s *Store[T]) inNamespace(ns string, sel labels.Selector) iter.Seq[T] {
+	all := sel == nil || sel.Empty()
+	return func(yield func(T) bool) {
+		r := s.cur.Load()
+		for _, m := range r.mids {
+			if m == nil {
+				continue
+			}
+			for _, sh := range m.shards {
+				if sh == nil {
+					continue
+				}
+				for _, o := range sh.namespace(ns) {
+					if (all || sel.Matches(labels.Set(o.GetLabels()))) && !yield(o) {
+						return
+					}
+				}
+			}
+		}
+	}
 }
 
 // Keys returns every key, in no particular order.

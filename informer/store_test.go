@@ -156,3 +156,24 @@ func keysOf[T Object](objs []T) []string {
 	}
 	return sorted(out)
 }
+
+func TestStoreAll(t *testing.T) {
+	s := newStore[*corev1.ConfigMap](nil, nil)
+	s.put(cm("a", "x", "1", "app", "web"))
+	s.put(cm("a", "y", "1"))
+	s.put(cm("b", "x", "1", "app", "web"))
+	l := Lister[*corev1.ConfigMap]{store: s}
+	var got []*corev1.ConfigMap
+	for o := range l.All(labels.SelectorFromSet(labels.Set{"app": "web"})) {
+		got = append(got, o)
+	}
+	eq(t, "All(app=web)", keysOf(got), []string{"a/x", "b/x"})
+	got = nil
+	for o := range l.Namespace("a").All(nil) {
+		got = append(got, o)
+		break
+	}
+	if len(got) != 1 {
+		t.Fatalf("early stop yielded %d", len(got))
+	}
+}
