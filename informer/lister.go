@@ -51,4 +51,6 @@ func (l NamespaceLister[T]) List(sel labels.Selector) []T {
 
 // All yields the namespace's objects whose labels match sel (nil: all)
 // without allocating a slice.
-func (l NamespaceLister[T]) All(sel labels.Selector) iter.Seq[T] { return l.store.inNamespace(l.ns, sel) }
+func (l NamespaceLister[T]) All(sel labels.Selector) iter.Seq[T] {
+	return l.store.inNamespace(l.ns, sel)
+}

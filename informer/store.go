@@ -2,9 +2,9 @@ package informer
 
 import (
 	"errors"
-	"iter"
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
