@@ -122,13 +122,13 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 // processed after the latest Add. After shutdown, Add does nothing.
 //
 // While no Get is waiting, Add only appends k to a short intake, which the
-// next Get or Len (or the Add that fills it) takes in, in order. The
-// guarantees above hold as if k had been taken in by Add itself; only its
-// place in line is decided when it is taken in (so a key re-added while
-// processing may come out ahead of keys added just after it). So
+// next Get or Len (or the Add that fills it) takes in, in order; so
 // producers rarely wait for the queue's lock, and its bookkeeping runs in
-// batches. A queue with Metrics takes every key in at once, so that adds
-// are timed as they happen.
+// batches. The guarantees above hold as if Add had taken k in itself; only
+// k's place in line is decided when it is taken in (so a key re-added
+// while processing may come out ahead of keys added just after it, if its
+// worker called Done in between). A queue with Metrics takes every key in
+// at once, so that adds are timed as they happen.
 func (q *Queue[K]) Add(k K) {
 	if q.metrics != nil {
 		// Metrics time adds as they happen: no batching.
