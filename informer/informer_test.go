@@ -447,3 +447,28 @@ func indexOf(s, sub string) int {
 }
 
 var _ = labels.Everything
+
+func TestRemoveDuringABatchStopsDelivery(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		objs := make([]*corev1.ConfigMap, 100)
+		for i := range objs {
+			objs[i] = cm("ns", "o"+itoa(i+1), "1")
+		}
+		lw := (&fakeLW{}).onList(listOf("10", objs...)).onWatch(watchCh(watch.NewFake()))
+		inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
+		var reg *Registration
+		n := 0
+		reg, _ = inf.AddEventHandler(HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap, bool) {
+			n++
+			if n == 3 {
+				reg.Remove() // from inside the handler
+			}
+		}}, HandlerOptions{})
+		stop := start(t, inf)
+		defer stop()
+		synctest.Wait()
+		if n != 3 {
+			t.Fatalf("handler called %d times, want 3", n)
+		}
+	})
+}
