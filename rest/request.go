@@ -153,7 +153,7 @@ var metaV1 = schema.GroupVersion{Version: "v1"}
 // corev1.PodLogOptions …), encoded through the scheme's parameter codec. A
 // nil opts adds nothing.
 func (r *Request) Params(opts runtime.Object) *Request {
-	if opts == nil {
+	if isNil(opts) {
 		return r
 	}
 	vals, err := r.c.params.EncodeParameters(opts, metaV1)
@@ -178,9 +178,11 @@ func (r *Request) Params(opts runtime.Object) *Request {
 // retries. The body is read when the request is sent; the caller must not
 // change it until then.
 func (r *Request) Body(obj any) *Request {
-	switch b := obj.(type) {
-	case nil:
+	if isNil(obj) {
 		r.body = nil
+		return r
+	}
+	switch b := obj.(type) {
 	case runtime.Object:
 		r.body = b
 	case []byte:

@@ -251,3 +251,19 @@ type unregistered struct {
 }
 
 func (u *unregistered) DeepCopyObject() runtime.Object { c := *u; return &c }
+
+func TestNilObjectsAreHandledWithoutPanics(t *testing.T) {
+	c, got := captureServer(t, 200, mediaJSON, []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`))
+	var nilCM *corev1.ConfigMap
+	var nilOpts *metav1.ListOptions
+	res := c.Post().Namespace("n").Resource("configmaps").Params(nilOpts).Body(nilCM).Do(context.Background())
+	if err := res.Error(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.body) != 0 {
+		t.Errorf("body = %q, want none", got.body)
+	}
+	if err := res.Into(nilCM); !errors.Is(err, ErrInvalidRequest) {
+		t.Errorf("Into(nil) = %v", err)
+	}
+}

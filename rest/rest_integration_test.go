@@ -3,6 +3,7 @@ package rest_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,6 +21,10 @@ import (
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 var nsCounter atomic.Int64
 
@@ -50,6 +55,16 @@ func TestConfigMapLifecycleAgainstAPIServer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := cp.Config()
 			cfg.ContentType = tc.ct
+			var watchCT atomic.Value
+			cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+				return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+					resp, err := rt.RoundTrip(r)
+					if err == nil && r.URL.Query().Get("watch") == "true" {
+						watchCT.Store(resp.Header.Get("Content-Type"))
+					}
+					return resp, err
+				})
+			}
 			c, err := rest.NewClient(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -73,6 +88,9 @@ func TestConfigMapLifecycleAgainstAPIServer(t *testing.T) {
 				t.Fatalf("watch: %v", err)
 			}
 			defer w.Stop()
+			if ct, _ := watchCT.Load().(string); !strings.HasPrefix(ct, tc.wantCT) {
+				t.Errorf("watch answered in %q, want %q", ct, tc.wantCT)
+			}
 
 			// Create.
 			var created corev1.ConfigMap

@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -101,6 +102,9 @@ func (c *cancelOnClose) Close() error {
 func (r Result) Into(obj runtime.Object) error {
 	if r.err != nil {
 		return r.err
+	}
+	if isNil(obj) {
+		return fmt.Errorf("%w: Into needs a non-nil object", ErrInvalidRequest)
 	}
 	if len(r.body) == 0 {
 		return ErrEmptyBody

@@ -196,7 +196,7 @@ func (c *Client) decodeEvent(mt, typ string, raw []byte, newObject func() runtim
 func (c *Client) decodeObject(mt string, raw []byte, newObject func() runtime.Object) (runtime.Object, error) {
 	if newObject != nil {
 		into := newObject()
-		if into == nil {
+		if isNil(into) {
 			return nil, &DecodeError{ContentType: mt, Err: errors.New("newObject returned nil")}
 		}
 		if err := c.decode(raw, mt, into); err != nil {
