@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -33,7 +34,7 @@ func KeyOf(obj interface {
 }
 
 // ErrInvalidKey is wrapped by every error [ParseKey] returns.
-var ErrInvalidKey = fmt.Errorf("invalid object key")
+var ErrInvalidKey = errors.New("invalid object key")
 
 // KeyError reports a string that is not a valid key.
 type KeyError struct {

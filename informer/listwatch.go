@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -163,7 +164,7 @@ func (f SourceFunc) ListerWatcher(ctx context.Context, t Target) (ListerWatcher[
 }
 
 // ErrUnexpectedType reports an object whose Go type is not the informer's T.
-var ErrUnexpectedType = fmt.Errorf("unexpected object type")
+var ErrUnexpectedType = errors.New("unexpected object type")
 
 // TypeError is returned when a ListerWatcher hands over an object of the
 // wrong Go type. It wraps [ErrUnexpectedType].

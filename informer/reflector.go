@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -44,7 +45,8 @@ type ReflectorOptions struct {
 	// InitialEventsTimeout bounds the wait for the end-of-initial-events
 	// bookmark of a streaming list; when it expires the reflector records
 	// ErrInitialEventsNotFinished and falls back to LIST for good. 0 means
-	// one minute.
+	// one minute; raise it for collections so large that streaming them
+	// takes longer.
 	InitialEventsTimeout time.Duration
 	// MinWatchTimeout is the lower bound of the randomised watch
 	// timeoutSeconds, which lies in [MinWatchTimeout, 2×MinWatchTimeout).
@@ -113,6 +115,8 @@ type Reflector[T Object] struct {
 	clock Clock
 	log   *slog.Logger
 
+	phase atomic.Int32 // Phase after the last step, for observers
+
 	mu       sync.Mutex
 	lastRV   string
 	lastErr  error
@@ -153,6 +157,7 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 	}()
 	for ctx.Err() == nil {
 		wait := r.step(ctx, s, r.clock.Now())
+		r.phase.Store(int32(s.phase))
 		if wait <= 0 || ctx.Err() != nil {
 			continue
 		}
@@ -165,6 +170,9 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 		}
 	}
 }
+
+// Phase returns the phase the reflector is in (as of its last step).
+func (r *Reflector[T]) Phase() Phase { return Phase(r.phase.Load()) }
 
 // LastSyncResourceVersion is the resourceVersion of the last list, event or
 // bookmark applied; "" before the first sync.
