@@ -372,15 +372,19 @@ func TestQueueShutDownWithDrain(t *testing.T) {
 
 // Many producers and workers hammer a few keys. Workers fail the test if
 // they ever hold the same key at once, and every key added after its last
-// processing started must be processed again.
+// processing started must be processed again. The synctest bubble (real
+// concurrency, fake time) fails the test if a goroutine is left behind.
 func TestQueueNeverHandsOneKeyToTwoWorkers(t *testing.T) {
+	synctest.Test(t, hammer)
+}
+
+func hammer(t *testing.T) {
 	const (
 		keys      = 8
 		producers = 4
 		workers   = 8
 		adds      = 4000
 	)
-	before := runtime.NumGoroutine()
 	q := New(Options[int]{})
 	var (
 		busy [keys]atomic.Int32
@@ -439,7 +443,6 @@ func TestQueueNeverHandsOneKeyToTwoWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	wg.Wait()
-	waitGoroutines(t, before)
 }
 
 // Gets that race with their own cancellation never lose a key: each added
@@ -511,17 +514,4 @@ func TestQueueMetricsAreOptionalAndFree(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("Add/Get/Forget/Done allocated %v times per cycle, want 0", allocs)
 	}
-}
-
-// waitGoroutines fails t if the goroutine count does not come back to
-// before, yielding rather than sleeping while it settles.
-func waitGoroutines(t *testing.T, before int) {
-	t.Helper()
-	for range 10000 {
-		if runtime.NumGoroutine() <= before {
-			return
-		}
-		runtime.Gosched()
-	}
-	t.Fatalf("%d goroutines running, %d before the test", runtime.NumGoroutine(), before)
 }
