@@ -279,6 +279,10 @@ func (k core) deleteCollection(ctx context.Context, opts *metav1.DeleteOptions, 
 	if err != nil {
 		return err
 	}
+	if k.ti.form == formMetadata {
+		// The server answers a collection delete with the deleted list.
+		r = r.Accept(AcceptMetadataList)
+	}
 	return r.Params(listOpts).Body(body).Do(ctx).Error()
 }
 

@@ -132,5 +132,6 @@ func (r *Resource) DeleteCollection(ctx context.Context, opts metav1.DeleteOptio
 	if err != nil {
 		return err
 	}
-	return r.request("DELETE", "").Params(&listOpts).Body(body).Do(ctx).Error()
+	// The server answers a collection delete with the deleted list.
+	return r.request("DELETE", "").Accept(AcceptList).Params(&listOpts).Body(body).Do(ctx).Error()
 }
