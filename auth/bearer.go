@@ -128,7 +128,9 @@ func (b Basic) WrapTransport(rt http.RoundTripper) http.RoundTripper {
 	})
 }
 
-func (b Basic) String() string   { return "auth.Basic{Username: " + b.Username + ", Password: <redacted>}" }
+func (b Basic) String() string {
+	return "auth.Basic{Username: " + b.Username + ", Password: <redacted>}"
+}
 func (b Basic) GoString() string { return b.String() }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -251,5 +252,27 @@ func BenchmarkTokenFileRoundTrip(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		rt.RoundTrip(req)
+	}
+}
+
+func TestTokenFileLogsNoSecrets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	writeFile(t, path, "good-token")
+	var logs bytes.Buffer
+	clk := newClock()
+	tf, err := auth.NewTokenFile(auth.TokenFileOptions{Path: path, Now: clk.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, "leaked-secret\nleaked-secret")
+	clk.Add(time.Hour)
+	if tok, _ := tf.Token(context.Background()); tok != "good-token" {
+		t.Fatalf("token %q, want the previous one kept", tok)
+	}
+	if !strings.Contains(logs.String(), "re-reading token file failed") || strings.Contains(logs.String(), "leaked-secret") || strings.Contains(logs.String(), "good-token") {
+		t.Fatalf("log: %s", logs.String())
+	}
+	if _, err := auth.NewTokenFile(auth.TokenFileOptions{Path: "/dev/zero"}); !errors.Is(err, auth.ErrNotRegularFile) {
+		t.Fatalf("device: err = %v, want ErrNotRegularFile", err)
 	}
 }

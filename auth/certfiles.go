@@ -9,6 +9,9 @@ import (
 	"time"
 )
 
+// maxPEMBytes bounds a certificate or key file.
+const maxPEMBytes = 1 << 20
+
 // CertFilesOptions configures NewCertFiles.
 type CertFilesOptions struct {
 	// CertFile and KeyFile are the PEM client certificate and private key
@@ -71,11 +74,11 @@ func (c *CertFiles) load() error {
 	if err != nil {
 		return fmt.Errorf("client key: %w", err)
 	}
-	certPEM, err := os.ReadFile(c.opts.CertFile)
+	certPEM, err := readFile(c.opts.CertFile, maxPEMBytes)
 	if err != nil {
 		return fmt.Errorf("client certificate: %w", err)
 	}
-	keyPEM, err := os.ReadFile(c.opts.KeyFile)
+	keyPEM, err := readFile(c.opts.KeyFile, maxPEMBytes)
 	if err != nil {
 		return fmt.Errorf("client key: %w", err)
 	}

@@ -404,3 +404,16 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+func BenchmarkExecCachedRoundTrip(b *testing.B) {
+	p := &plugin{answer: func(int) (string, string, error) { return cred(auth.ExecAPIV1, "tok", time.Time{}), "", nil }}
+	ex, _ := auth.NewExec(auth.ExecOptions{Config: v1Config(), Runner: p})
+	rt := ex.WrapTransport(roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Body: http.NoBody}, nil
+	}))
+	req, _ := http.NewRequest("GET", "https://example.invalid/api", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rt.RoundTrip(req)
+	}
+}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -113,17 +111,9 @@ func readToken(path string) (string, error) {
 	if path == "" {
 		return "", fmt.Errorf("token file: %w", errors.New("no path"))
 	}
-	f, err := os.Open(path)
+	b, err := readFile(path, maxTokenBytes)
 	if err != nil {
 		return "", fmt.Errorf("token file: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxTokenBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("token file %s: %w", path, err)
-	}
-	if len(b) > maxTokenBytes {
-		return "", fmt.Errorf("token file %s: %w", path, ErrTooLarge)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {

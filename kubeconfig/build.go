@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -149,7 +148,7 @@ func applyCluster(cfg *rest.Config, c *Cluster, at, serverOverride string) error
 		cfg.TLS.CAData = c.CertificateAuthorityData
 	case c.CertificateAuthority != "":
 		path := resolve(c.CertificateAuthority, c.Origin)
-		data, err := os.ReadFile(path)
+		data, err := readFile(path)
 		if err != nil {
 			return fieldErr(c.Origin, at+".certificate-authority", err)
 		}
@@ -288,6 +287,11 @@ func applyUser(cfg *rest.Config, u *User, at string, cluster *Cluster, opts Opti
 		return fieldErr(u.Origin, at, fmt.Errorf("%w: %s", ErrConflictingAuth, strings.Join(methods, ", ")))
 	}
 
+	plain := strings.HasPrefix(cfg.Host, "http://")
+	if plain && len(methods) > 0 && !opts.AllowInsecureAuth {
+		return fieldErr(u.Origin, at, fmt.Errorf("%w: %s", ErrInsecureAuth, methods[0]))
+	}
+
 	if err := applyClientCert(cfg, u, at, opts); err != nil {
 		return err
 	}
@@ -322,7 +326,7 @@ func applyUser(cfg *rest.Config, u *User, at string, cluster *Cluster, opts Opti
 			return fieldErr(u.Origin, field, err)
 		}
 		cfg.Auth = ex
-		if cfg.TLS.GetClientCertificate == nil && len(cfg.TLS.CertData) == 0 {
+		if !plain && cfg.TLS.GetClientCertificate == nil && len(cfg.TLS.CertData) == 0 {
 			cfg.TLS.GetClientCertificate = ex.GetClientCertificate
 		}
 	}
@@ -360,14 +364,14 @@ func applyClientCert(cfg *rest.Config, u *User, at string, opts Options) error {
 	}
 	certPEM, keyPEM := u.ClientCertificateData, u.ClientKeyData
 	if len(certPEM) == 0 {
-		b, err := os.ReadFile(resolve(u.ClientCertificate, u.Origin))
+		b, err := readFile(resolve(u.ClientCertificate, u.Origin))
 		if err != nil {
 			return fieldErr(u.Origin, at+".client-certificate", err)
 		}
 		certPEM = b
 	}
 	if len(keyPEM) == 0 {
-		b, err := os.ReadFile(resolve(u.ClientKey, u.Origin))
+		b, err := readFile(resolve(u.ClientKey, u.Origin))
 		if err != nil {
 			return fieldErr(u.Origin, at+".client-key", err)
 		}
@@ -409,7 +413,7 @@ func newExec(u *User, cluster *Cluster, server string, opts Options) (*auth.Exec
 			DisableCompression:       cluster.DisableCompression,
 		}
 		if len(ci.CertificateAuthorityData) == 0 && cluster.CertificateAuthority != "" {
-			b, err := os.ReadFile(resolve(cluster.CertificateAuthority, cluster.Origin))
+			b, err := readFile(resolve(cluster.CertificateAuthority, cluster.Origin))
 			if err != nil {
 				return nil, err
 			}

@@ -55,6 +55,9 @@ var (
 	// unknown apiVersion, bad interactiveMode). The same value as
 	// auth.ErrExecConfig.
 	ErrInvalidExec = auth.ErrExecConfig
+	// ErrInsecureAuth: credentials (token, basic auth, exec) would be sent
+	// to a plain http server; set Options.AllowInsecureAuth to permit it.
+	ErrInsecureAuth = errors.New("refusing to send credentials over plain http")
 	// ErrUnsupported: auth-provider plugins are not supported; use an exec
 	// plugin instead.
 	ErrUnsupported = errors.New("not supported")

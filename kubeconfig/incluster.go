@@ -2,6 +2,7 @@ package kubeconfig
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -40,8 +41,12 @@ func InCluster(opts Options) (*ClientConfig, error) {
 		return nil, &Error{Field: field, Err: err}
 	}
 
+	if strings.HasPrefix(h, "http://") && !opts.AllowInsecureAuth {
+		return nil, &Error{Field: field, Err: fmt.Errorf("%w: service-account token", ErrInsecureAuth)}
+	}
+
 	caPath := filepath.Join(dir, "ca.crt")
-	ca, err := os.ReadFile(caPath)
+	ca, err := readFile(caPath)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, &Error{File: caPath, Err: ErrMissingCA}
 	}

@@ -92,7 +92,6 @@ func kubeconfigFor(t *testing.T, cp *testenv.ControlPlane, user string, opts kub
 	return newClient(t, cc.Config)
 }
 
-
 func newClient(t *testing.T, cfg *rest.Config) *rest.Client {
 	t.Helper()
 	cfg.ContentType = rest.ContentTypeJSON

@@ -147,3 +147,20 @@ func TestServerOverrideWithoutContext(t *testing.T) {
 		t.Fatalf("got %q %q", cc.Config.Host, cc.Config.BearerToken)
 	}
 }
+
+func TestAllowInsecureAuthPermitsPlainHTTP(t *testing.T) {
+	f, err := kubeconfig.Parse([]byte(kc("    server: http://127.0.0.1:8080\n", "    token: t\n")), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ClientConfig(kubeconfig.Options{}); !errors.Is(err, kubeconfig.ErrInsecureAuth) {
+		t.Fatalf("err = %v, want ErrInsecureAuth", err)
+	}
+	cc, err := f.ClientConfig(kubeconfig.Options{AllowInsecureAuth: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cc.Config.AllowInsecureAuth || cc.Config.BearerToken != "t" {
+		t.Fatalf("config %v", cc.Config)
+	}
+}

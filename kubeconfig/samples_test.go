@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubego/kubego/auth"
 	"github.com/kubego/kubego/kubeconfig"
+	"github.com/kubego/kubego/rest"
 )
 
 func abs(t testing.TB, p string) string {
@@ -80,8 +81,8 @@ func TestSamplesLoadToExpectedConfig(t *testing.T) {
 			Context: "prod", Cluster: "local6", User: "admin", Server: "https://override.example.com:443", Namespace: "ns2"}, want{
 			host: "https://override.example.com:443", insecure: true, username: "admin", password: "admin-password-value",
 			namespace: "ns2", context: "prod"}},
-		{"JSON kubeconfig, http server, mixed file and data key", "testdata/kubectl.json", kubeconfig.Overrides{}, want{
-			host: "http://localhost:8080", certData: true, keyData: true, namespace: "json-ns", context: "ctx"}},
+		{"JSON kubeconfig, server without scheme, mixed file and data key", "testdata/kubectl.json", kubeconfig.Overrides{}, want{
+			host: "https://localhost:8443", insecure: true, certData: true, keyData: true, namespace: "json-ns", context: "ctx"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +128,9 @@ func TestSamplesLoadToExpectedConfig(t *testing.T) {
 				proxy = u.String()
 			}
 			check("Proxy", proxy, w.proxy)
+			if _, err := rest.NewClient(c); err != nil {
+				t.Errorf("rest.NewClient refuses the config: %v", err)
+			}
 			if len(cc.Files) != 1 || cc.Files[0] != abs(t, tt.file) {
 				t.Errorf("Files = %v", cc.Files)
 			}

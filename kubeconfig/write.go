@@ -118,7 +118,7 @@ func Minify(f *File, opts MinifyOptions) (*File, error) {
 	cc.Extensions = slices.Clone(c.Extensions)
 	cc.CertificateAuthority = resolve(c.CertificateAuthority, c.Origin)
 	if opts.Inline && cc.CertificateAuthority != "" {
-		b, err := os.ReadFile(cc.CertificateAuthority)
+		b, err := readFile(cc.CertificateAuthority)
 		if err != nil {
 			return nil, &Error{File: c.Origin, Field: "clusters[" + ctx.Cluster + "].certificate-authority", Err: err}
 		}
@@ -153,7 +153,7 @@ func Minify(f *File, opts MinifyOptions) (*File, error) {
 				if *p.path == "" {
 					continue
 				}
-				b, err := os.ReadFile(*p.path)
+				b, err := readFile(*p.path)
 				if err != nil {
 					return nil, &Error{File: u.Origin, Field: at + p.name, Err: err}
 				}
