@@ -1,0 +1,106 @@
+// Package controller runs reconcilers: the loop that ties informers, a work
+// queue and a client into a Kubernetes controller, and the Manager that
+// runs controllers in a process.
+//
+// # The loop
+//
+// A controller's author writes one method:
+//
+//	func (r *MyReconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error)
+//
+// and says which events enqueue which Requests:
+//
+//	c, err := mgr.NewController(controller.Options{
+//		Name:       "web",
+//		Reconciler: r,
+//		Sources: []controller.Source{
+//			controller.For[*appsv1.Deployment](controller.SourceOptions{}),  // the object itself
+//			controller.Owns[*appsv1.ReplicaSet](controller.SourceOptions{}), // its controller owner
+//			controller.Watches(mapConfig, controller.SourceOptions{}),       // any mapping
+//		},
+//		MaxConcurrentReconciles: 4,
+//	})
+//
+// Everything else is the package's: each Source registers a handler on a
+// shared informer; the handler filters events through the source's
+// Predicates and adds Requests to the controller's queue, nothing more.
+// Workers take Requests from the queue, call Reconcile, and do the
+// bookkeeping from its outcome (see Reconciler): Forget on success, a
+// delayed add for Result.RequeueAfter, a rate-limited add for an error or
+// Result.Requeue, nothing for a TerminalError, and Done in every case.
+//
+// A Request is a {Namespace, Name}, not an object: the reconciler reads the
+// current state from the cache when it runs, so a burst of events for one
+// object costs one reconcile, and a reconcile always sees the latest state.
+//
+// # Impossible by construction
+//
+// Seed 001 and the client-go literature list the classic ways controllers
+// break. Here each is either impossible or loud:
+//
+//   - Forgetting Done or Forget: user code never touches the queue; the
+//     loop calls Done exactly once per Get, even when Reconcile panics.
+//   - Starting workers before the caches are synced: Start waits for every
+//     source's informer and starts workers only then; a cache that cannot
+//     sync (403, resource not served) fails Start with a *SyncError naming
+//     the cause, instead of a controller that silently does nothing.
+//   - Two workers on one object: the queue never hands a Request to a second
+//     worker while the first holds it, and re-adds during processing run
+//     again after it (no lost update).
+//   - Slow work in event handlers: handlers are the package's and only
+//     enqueue; predicates and Watches mappings are the only user code on a
+//     handler's goroutine, and each source's handler has its own buffer and
+//     goroutine in the informer, so it cannot stall the cache.
+//   - Tombstones (DeletedFinalStateUnknown): deletes arrive as objects
+//     (Event.FinalStateUnknown tells a delete noticed by a relist), and
+//     Reconcile only ever sees a Request.
+//   - Mutating cached objects: objects from the cache are shared and
+//     read-only; under go test the informer's mutation detector reports a
+//     change, naming the object and field. Write through a patch or
+//     server-side apply computed from the desired state, or DeepCopy first.
+//   - Retry limits that are too aggressive: retries use per-Request
+//     exponential backoff (5ms doubling to 1000s) under an overall bucket
+//     (10/s, burst 100), so a failing object is retried forever but
+//     cheaply, and a mass failure does not hammer the API server. Errors
+//     that cannot heal are returned as TerminalError and not retried.
+//   - A panic killing the process: it is recovered, logged with its stack,
+//     counted and retried like an error (Options.PropagatePanics opts out).
+//   - Several informers for one resource: sources take their informers
+//     from a shared Factory, one per type and options per process.
+//
+// # Shutting down
+//
+// When Start's context is done, workers stop taking Requests at once, and
+// reconciles in flight get Options.DrainTimeout to finish before their
+// context is cancelled. Under a Manager with leader election, losing
+// leadership cancels them at once instead: a replica that is no longer
+// leader must stop acting before another one starts.
+//
+// # The Manager
+//
+// A Manager owns what controllers of one process share: one client (built
+// from a rest.Config, with a round-tripper counting requests by method and
+// status code), one informer factory, and one Prometheus registry (its own,
+// never the global one). It runs controllers and any other Runnable, serves
+// /healthz, /readyz (failing until every controller's informers have
+// synced) and /metrics, and with ManagerOptions.LeaderElection runs the
+// runnables that need leadership only while it leads the Lease. Start
+// returns when its context is done (SignalContext gives one cancelled by
+// SIGINT or SIGTERM), when a runnable fails, or with ErrLeadershipLost.
+//
+// The metrics keep the names client-go and controller-runtime use:
+// rest_client_requests_total{method,code} and
+// rest_client_request_duration_seconds{verb}; workqueue_* per controller
+// (package promqueue); controller_runtime_reconcile_total{controller,result},
+// controller_runtime_reconcile_errors_total,
+// controller_runtime_terminal_reconcile_errors_total,
+// controller_runtime_reconcile_panics_total,
+// controller_runtime_reconcile_time_seconds, controller_runtime_active_workers;
+// kubego_informer_synced{informer}; and leader_election_master_status.
+//
+// # Without a Manager
+//
+// New builds a Controller on any informer.Factory; its Start also starts
+// the factory (a no-op if it runs already). Tests can give the factory an
+// in-memory informer.Source and run everything under testing/synctest.
+package controller

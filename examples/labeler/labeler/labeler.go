@@ -1,0 +1,108 @@
+// Package labeler is the controller of seed 001: it gives every Deployment
+// the label sync-by=<controller name> when it has none.
+//
+// It is the smallest complete controller: a For source with a predicate, a
+// cache read through a Lister, and a write through a patch. The cached
+// Deployment is never modified: the change is sent as a JSON merge patch
+// that only adds the label, so it carries no resourceVersion and cannot
+// conflict with other writers, and a Deployment deleted in the meantime is
+// simply skipped.
+package labeler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/controller"
+	"github.com/kubego/kubego/informer"
+)
+
+// Label is the label the labeler adds.
+const Label = "sync-by"
+
+// DefaultWorkers is the number of concurrent reconciles when
+// Options.Workers is zero.
+const DefaultWorkers = 4
+
+// Options configure Setup. The zero value labels Deployments in every
+// namespace as "labeler".
+type Options struct {
+	// Name is the controller name: the label's value, the field manager,
+	// and the "controller" label of metrics. Empty means "labeler".
+	Name string
+	// Namespace limits the labeler to one namespace; empty means all.
+	Namespace string
+	// Workers is the number of concurrent reconciles. Zero means
+	// DefaultWorkers.
+	Workers int
+}
+
+// Reconciler labels one Deployment.
+type Reconciler struct {
+	name        string
+	deployments informer.Lister[*appsv1.Deployment]
+	client      *client.Resource[*appsv1.Deployment]
+	patch       []byte
+}
+
+// Setup adds the labeler's controller to mgr.
+func Setup(mgr *controller.Manager, opts Options) (*controller.Controller, error) {
+	if opts.Name == "" {
+		opts.Name = "labeler"
+	}
+	if opts.Workers == 0 {
+		opts.Workers = DefaultWorkers
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{Label: opts.Name}}})
+	if err != nil {
+		return nil, err
+	}
+	io := informer.ForOptions{Namespace: opts.Namespace}
+	r := &Reconciler{
+		name: opts.Name,
+		// The same options as the For source: one shared informer.
+		deployments: informer.For[*appsv1.Deployment](mgr.Factory(), io).Lister(),
+		client:      client.For[*appsv1.Deployment](mgr.Client()),
+		patch:       patch,
+	}
+	return mgr.NewController(controller.Options{
+		Name:                    opts.Name,
+		Reconciler:              r,
+		MaxConcurrentReconciles: opts.Workers,
+		Sources: []controller.Source{
+			// Only creations and label changes can make a Deployment need
+			// the label.
+			controller.For[*appsv1.Deployment](controller.SourceOptions{
+				Informer:   io,
+				Predicates: []controller.Predicate{controller.LabelsChanged},
+			}),
+		},
+	})
+}
+
+// Reconcile adds the label to the Deployment named by req if it lacks it.
+func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	d, ok := r.deployments.GetKey(informer.Key{Namespace: req.Namespace, Name: req.Name})
+	if !ok {
+		return controller.Result{}, nil // deleted
+	}
+	if _, has := d.Labels[Label]; has {
+		return controller.Result{}, nil
+	}
+	_, err := r.client.Namespace(req.Namespace).Patch(ctx, req.Name, types.MergePatchType, r.patch, metav1.PatchOptions{FieldManager: r.name})
+	switch {
+	case apierrors.IsNotFound(err):
+		return controller.Result{}, nil // deleted since the cache saw it
+	case err != nil:
+		return controller.Result{}, fmt.Errorf("labeling deployment %s: %w", req, err)
+	}
+	controller.LoggerFrom(ctx).Debug("labeled")
+	return controller.Result{}, nil
+}
