@@ -1,6 +1,7 @@
 // Command demo is what `make demo` runs: it starts a local control plane
-// (etcd + kube-apiserver), lists its namespaces and API groups through the
-// kubego REST client, prints them, and stops everything.
+// (etcd + kube-apiserver), runs the labeler controller against it, creates
+// a few Deployments through kubego, prints them once the labeler has
+// labeled them, and stops everything.
 package main
 
 import (
@@ -9,19 +10,20 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubego/kubego/rest"
+	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/controller"
+	"github.com/kubego/kubego/examples/labeler/labeler"
 	"github.com/kubego/kubego/testenv"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := controller.SignalContext(context.Background())
 	defer stop()
 	if err := run(ctx, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -30,7 +32,9 @@ func main() {
 }
 
 func run(ctx context.Context, out io.Writer) error {
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	// 1. A local control plane, and the labeler running against it.
 	start := time.Now()
 	fmt.Fprintln(out, "starting a local control plane (etcd + kube-apiserver)…")
 	cp, err := testenv.Start(ctx, testenv.Options{Logger: log})
@@ -38,36 +42,81 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer func() {
-		t := time.Now()
 		if err := cp.Stop(); err != nil {
 			log.Error("stopping the control plane", "err", err)
 		}
-		fmt.Fprintf(out, "control plane stopped (%s)\n", time.Since(t).Round(time.Millisecond))
+		fmt.Fprintln(out, "control plane stopped")
 	}()
-	fmt.Fprintf(out, "control plane ready at %s in %s\n\n", cp.APIServer().URL(), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "control plane ready in %s\n", time.Since(start).Round(time.Millisecond))
 
-	c, err := rest.NewClient(cp.Config())
+	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cp.Config(), Logger: log})
 	if err != nil {
 		return err
 	}
+	if _, err := labeler.Setup(mgr, labeler.Options{Name: "kubego-demo"}); err != nil {
+		return err
+	}
+	mctx, stopManager := context.WithCancel(ctx)
+	managerDone := make(chan error, 1)
+	go func() { managerDone <- mgr.Start(mctx) }()
+	defer func() {
+		stopManager()
+		if err := <-managerDone; err != nil {
+			log.Error("labeler", "err", err)
+		}
+		fmt.Fprintln(out, "labeler stopped")
+	}()
+	fmt.Fprintln(out, "labeler running")
 
-	var nsList corev1.NamespaceList
-	if err := c.Get().Version("v1").Resource("namespaces").Do(ctx).Into(&nsList); err != nil {
-		return fmt.Errorf("listing namespaces: %w", err)
+	// 2. A few Deployments, created through kubego.
+	c := mgr.Client()
+	const ns = "demo"
+	if _, err := client.For[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		return err
 	}
-	fmt.Fprintf(out, "namespaces (resourceVersion %s):\n", nsList.ResourceVersion)
-	for _, ns := range nsList.Items {
-		fmt.Fprintf(out, "  %-20s %s\n", ns.Name, ns.Status.Phase)
+	deployments := client.For[*appsv1.Deployment](c).Namespace(ns)
+	names := []string{"web", "api", "worker"}
+	for _, name := range names {
+		if _, err := deployments.Create(ctx, newDeployment(name), metav1.CreateOptions{}); err != nil {
+			return err
+		}
 	}
+	fmt.Fprintf(out, "created %d deployments in namespace %q\n\n", len(names), ns)
 
-	var groups metav1.APIGroupList
-	if err := c.Get().AbsPath("/apis").Do(ctx).Into(&groups); err != nil {
-		return fmt.Errorf("listing API groups: %w", err)
+	// 3. Wait until the labeler has labeled them all, then print them.
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		list, err := deployments.List(wctx, metav1.ListOptions{LabelSelector: labeler.Label})
+		if err != nil {
+			return fmt.Errorf("waiting for labels: %w", err)
+		}
+		if len(list.Items) == len(names) {
+			fmt.Fprintf(out, "%-10s %s\n", "NAME", "LABELS")
+			for _, d := range list.Items {
+				fmt.Fprintf(out, "%-10s %s\n", d.Name, metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: d.Labels}))
+			}
+			fmt.Fprintln(out)
+			return nil // 4. the deferred calls stop everything
+		}
+		select {
+		case <-wctx.Done():
+			return fmt.Errorf("only %d of %d deployments labeled: %w", len(list.Items), len(names), wctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
-	fmt.Fprintf(out, "\nAPI groups (%d, plus the core group \"v1\"):\n", len(groups.Groups))
-	for _, g := range groups.Groups {
-		fmt.Fprintf(out, "  %-40s preferred %s\n", g.Name, g.PreferredVersion.Version)
+}
+
+func newDeployment(name string) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: name, Image: "nginx"}}},
+			},
+		},
 	}
-	fmt.Fprintln(out)
-	return nil
 }
