@@ -79,7 +79,9 @@ func New[T informer.Object](opts Options) *Tracker[T] {
 
 func clone[T informer.Object](o T) T { return o.DeepCopyObject().(T) }
 
-func (t *Tracker[T]) gr() schema.GroupResource { return schema.GroupResource{Resource: t.opts.Resource} }
+func (t *Tracker[T]) gr() schema.GroupResource {
+	return schema.GroupResource{Resource: t.opts.Resource}
+}
 
 // record runs with t.mu held.
 func (t *Tracker[T]) record(typ watch.EventType, obj T) {
@@ -356,7 +358,7 @@ func (t *Tracker[T]) watch(ctx context.Context, ns string, opts metav1.ListOptio
 	}
 	w := newWatcher[T](ctx, t, match, opts.AllowWatchBookmarks, t.opts.WatchBuffer)
 	switch {
-	case streaming || opts.ResourceVersion == "":
+	case streaming || opts.ResourceVersion == "" || opts.ResourceVersion == "0":
 		keys := make([]informer.Key, 0, len(t.objects))
 		for k, o := range t.objects {
 			if match(o) {
