@@ -3,6 +3,11 @@ package workqueue
 // blockLen is how many keys one FIFO block holds.
 const blockLen = 128
 
+// maxSpares is how many emptied blocks a FIFO keeps for reuse, so that a
+// queue whose depth swings by up to maxSpares·blockLen keys allocates
+// nothing.
+const maxSpares = 16
+
 // block is one link of the FIFO's unrolled list.
 type block[K any] struct {
 	keys [blockLen]K
@@ -11,10 +16,10 @@ type block[K any] struct {
 
 // fifo is a first-in first-out sequence of keys stored in an unrolled linked
 // list of fixed-size blocks. Unlike a slice used as a queue, it never copies
-// keys to grow, and in steady state it allocates nothing: a block emptied at
-// the head is kept as a spare and reused at the tail. Growing to a depth of N
-// costs N/blockLen block allocations, and the blocks are freed as the queue
-// drains (one spare excepted).
+// keys to grow, and in steady state it allocates nothing: blocks emptied at
+// the head are kept as spares (up to maxSpares) and reused at the tail.
+// Growing to a depth of N costs at most N/blockLen block allocations, and
+// the blocks beyond the spares are freed as the queue drains.
 //
 // The zero fifo is empty and ready to use. It is not safe for concurrent use.
 type fifo[K any] struct {
@@ -23,7 +28,8 @@ type fifo[K any] struct {
 	// newest key in tail.
 	first, end int
 	n          int
-	spare      *block[K]
+	spares     *block[K] // linked through next
+	nspares    int
 }
 
 // len returns the number of keys in f.
@@ -73,17 +79,21 @@ func (f *fifo[K]) pop() K {
 func (f *fifo[K]) clear() { *f = fifo[K]{} }
 
 func (f *fifo[K]) newBlock() *block[K] {
-	if b := f.spare; b != nil {
-		f.spare = nil
+	if b := f.spares; b != nil {
+		f.spares = b.next
+		f.nspares--
+		b.next = nil
 		return b
 	}
 	return new(block[K])
 }
 
-// release keeps b as the spare block if there is none yet. b holds no keys.
+// release keeps b, which holds no keys, as a spare if there is room.
 func (f *fifo[K]) release(b *block[K]) {
-	if b != nil && f.spare == nil {
-		f.spare = b
+	if f.nspares < maxSpares {
+		b.next = f.spares
+		f.spares = b
+		f.nspares++
 	}
 }
 

@@ -62,14 +62,33 @@ func TestFIFOReusesItsBlockInSteadyState(t *testing.T) {
 	}
 }
 
+func TestFIFOReusesBlocksWhenDepthSwings(t *testing.T) {
+	var f fifo[int]
+	swing := func() {
+		for i := range maxSpares * blockLen {
+			f.push(i)
+		}
+		for range maxSpares * blockLen {
+			f.pop()
+		}
+	}
+	swing() // allocate the blocks once
+	if allocs := testing.AllocsPerRun(20, swing); allocs != 0 {
+		t.Fatalf("a swing of %d keys allocated %v times, want 0", maxSpares*blockLen, allocs)
+	}
+	if f.nspares > maxSpares {
+		t.Fatalf("%d spare blocks kept, want at most %d", f.nspares, maxSpares)
+	}
+}
+
 func TestFIFOClearDropsEverything(t *testing.T) {
 	var f fifo[string]
 	for range 2 * blockLen {
 		f.push("k")
 	}
 	f.clear()
-	if f.len() != 0 || f.head != nil || f.spare != nil {
-		t.Fatalf("after clear: len %d, head %v, spare %v", f.len(), f.head, f.spare)
+	if f.len() != 0 || f.head != nil || f.spares != nil {
+		t.Fatalf("after clear: len %d, head %v, spares %v", f.len(), f.head, f.spares)
 	}
 	f.push("again")
 	if got := f.pop(); got != "again" {
