@@ -91,6 +91,11 @@ func NewExec(opts ExecOptions) (*Exec, error) {
 	return &Exec{cfg: cfg, opts: opts, sem: make(chan struct{}, 1)}, nil
 }
 
+// Config returns the plugin configuration (with defaults applied). The
+// caller may modify the copy; slices are shared with the Exec, so copy them
+// before changing their elements.
+func (e *Exec) Config() ExecConfig { return e.cfg }
+
 // Runs reports how many times the plugin has been run.
 func (e *Exec) Runs() int {
 	e.mu.Lock()
@@ -175,7 +180,9 @@ func (e *Exec) WrapTransport(rt http.RoundTripper) http.RoundTripper {
 // GetClientCertificate returns the plugin's client certificate, running the
 // plugin if the cached credential expired. When the plugin returns no
 // certificate, it returns an empty certificate (none is sent). Use it as
-// rest.TLSConfig.GetClientCertificate.
+// rest.TLSConfig.GetClientCertificate. It is called per TLS handshake:
+// connections already open keep the certificate they were made with, so a
+// rotated certificate is used from the next new connection on.
 func (e *Exec) GetClientCertificate(cri *tls.CertificateRequestInfo) (*tls.Certificate, error) {
 	ctx := context.Background()
 	if cri != nil {

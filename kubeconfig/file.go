@@ -6,9 +6,9 @@ import (
 )
 
 // File is a kubeconfig: named clusters, users and contexts, and the current
-// context. It is plain data; the zero value is an empty kubeconfig (nil
-// maps read as empty; use the Set methods or make the maps before adding).
-// A File is not safe for concurrent mutation.
+// context. It is plain data; the zero value is an empty kubeconfig (nil maps
+// read as empty; make them before adding entries). A File is not safe for
+// concurrent mutation.
 //
 // Preferences and top-level extensions are ignored when reading and not
 // written.

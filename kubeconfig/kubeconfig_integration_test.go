@@ -166,6 +166,26 @@ func TestIntegrationAdminCertificateKubeconfig(t *testing.T) {
 	if name == "" || strings.HasPrefix(name, "system:anonymous") {
 		t.Fatalf("admin certificate authenticated as %q", name)
 	}
+
+	// With certificate files at paths relative to the kubeconfig, as
+	// minikube and kubeadm write them (reloaded when they change).
+	admin := cp.Config()
+	writeConfig(t, filepath.Join(dir, "pki", "admin.crt"), string(admin.TLS.CertData))
+	writeConfig(t, filepath.Join(dir, "pki", "admin.key"), string(admin.TLS.KeyData))
+	writeConfig(t, filepath.Join(dir, "pki", "ca.crt"), string(cp.CAData()))
+	path3 := writeConfig(t, filepath.Join(dir, "files.yaml"), fmt.Sprintf("current-context: c\ncontexts: [{name: c, context: {cluster: c, user: c}}]\n"+
+		"clusters: [{name: c, cluster: {server: %q, certificate-authority: pki/ca.crt}}]\n"+
+		"users: [{name: c, user: {client-certificate: pki/admin.crt, client-key: pki/admin.key}}]\n", admin.Host))
+	cc, err = kubeconfig.Load(kubeconfig.Options{Path: path3})
+	must(t, err)
+	if cc.Config.TLS.GetClientCertificate == nil {
+		t.Fatal("certificate files are not reloadable")
+	}
+	name2, err := whoami(ctx, newClient(t, cc.Config))
+	must(t, err)
+	if name2 != name {
+		t.Fatalf("certificate files authenticated as %q, want %q", name2, name)
+	}
 }
 
 func TestIntegrationTokenFileUser(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubego/kubego/auth"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -170,9 +171,11 @@ func Minify(f *File, opts MinifyOptions) (*File, error) {
 // and one context, all named contextName, the context current and set to
 // namespace (empty: none). It carries the server, TLS settings (files as
 // paths, data inline), bearer token or token file, basic auth and
-// impersonation. Func and interface fields (Auth,
-// TLS.GetClientCertificate, Proxy, WrapTransport) cannot be written and are
-// left out. The result shares byte slices with cfg.
+// impersonation. An Auth from package auth is written too: a TokenFile as
+// tokenFile, an Exec as its exec section, Basic and BearerToken as
+// username/password and token. Other func and interface fields (other
+// Authenticators, TLS.GetClientCertificate, Proxy, WrapTransport) cannot be
+// written and are left out. The result shares byte slices with cfg.
 func FromRESTConfig(cfg *rest.Config, contextName, namespace string) *File {
 	c := &Cluster{
 		Server:                   cfg.Host,
@@ -197,6 +200,22 @@ func FromRESTConfig(cfg *rest.Config, contextName, namespace string) *File {
 		ImpersonateUID:        cfg.Impersonate.UID,
 		ImpersonateGroups:     cfg.Impersonate.Groups,
 		ImpersonateUserExtra:  cfg.Impersonate.Extra,
+	}
+	switch a := cfg.Auth.(type) {
+	case *auth.TokenFile:
+		u.TokenFile = a.Path()
+	case *auth.Exec:
+		ec := a.Config()
+		e := &Exec{Command: ec.Command, Args: ec.Args, APIVersion: ec.APIVersion, InstallHint: ec.InstallHint,
+			ProvideClusterInfo: ec.ProvideClusterInfo, InteractiveMode: string(ec.InteractiveMode)}
+		for _, v := range ec.Env {
+			e.Env = append(e.Env, ExecEnvVar{Name: v.Name, Value: v.Value})
+		}
+		u.Exec = e
+	case auth.Basic:
+		u.Username, u.Password = a.Username, a.Password
+	case auth.BearerToken:
+		u.Token = a.Token
 	}
 	if len(u.ClientCertificateData) > 0 {
 		u.ClientCertificate = ""

@@ -128,3 +128,23 @@ func TestFromRESTConfigLoadsBack(t *testing.T) {
 		t.Fatalf("round trip: %+v ns %q ctx %q", got, cc.Namespace, cc.Context)
 	}
 }
+
+func TestFromRESTConfigWritesAuthenticators(t *testing.T) {
+	cc, err := kubeconfig.Load(kubeconfig.Options{Path: "testdata/kubectl.yaml", Overrides: kubeconfig.Overrides{Context: "eks"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := kubeconfig.FromRESTConfig(cc.Config, "x", "")
+	e := f.Users["x"].Exec
+	if e == nil || e.Command != "aws" || e.APIVersion != "client.authentication.k8s.io/v1beta1" || e.InteractiveMode != "IfAvailable" || len(e.Env) != 1 {
+		t.Fatalf("exec section %+v", e)
+	}
+	cc, err = kubeconfig.Load(kubeconfig.Options{Path: "testdata/kubectl.yaml", Overrides: kubeconfig.Overrides{Context: "prod-as-ops"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.Config.BearerTokenFile = ""
+	if got := kubeconfig.FromRESTConfig(cc.Config, "x", "").Users["x"].TokenFile; got != abs(t, "testdata/tokens/ops") {
+		t.Fatalf("tokenFile %q", got)
+	}
+}
