@@ -79,9 +79,12 @@ type Config struct {
 	// http.ProxyFromEnvironment.
 	Proxy func(*http.Request) (*url.URL, error)
 
-	// WrapTransport, when set, wraps the transport after authentication, so
-	// it sees requests as they go out. For instrumentation; it must not modify
-	// the request it is given (clone it first).
+	// WrapTransport, when set, wraps the finished transport chain: it is
+	// applied last, outermost, after authentication, impersonation and the
+	// user agent. It therefore sees every attempt of every request (retries
+	// included) before credentials are added, so an instrumenting or logging
+	// wrapper never sees a secret. It must not modify the request it is given
+	// (clone it first).
 	WrapTransport func(http.RoundTripper) http.RoundTripper
 
 	// WarningHandler receives the Warning headers of responses. Nil means:
