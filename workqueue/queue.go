@@ -28,7 +28,8 @@ const (
 	// per stale ticket dropped.
 	sweepRatio = 4
 	// releaseMin: a sweep that finds no live ticket replaces a map that
-	// held this many tickets, rather than clearing it, to free its memory.
+	// once held this many tickets, rather than clearing it, to give back
+	// the memory of a past burst (a Go map never shrinks).
 	releaseMin = 1 << 16
 )
 
@@ -60,6 +61,7 @@ type Queue[K comparable] struct {
 	// tickets are dropped in bulk by sweep, which is far cheaper than one
 	// random map access per Get on a large queue.
 	tickets        map[K]uint64
+	ticketsPeak    int // the most tickets held since the map was made
 	pushed, popped uint64
 	// inflight holds the keys handed to workers and not yet Done; the
 	// value says whether the key was added again meanwhile.
@@ -214,6 +216,7 @@ func (q *Queue[K]) readyLocked(k K) {
 	}
 	q.pushed++
 	q.tickets[k] = q.pushed
+	q.ticketsPeak = max(q.ticketsPeak, len(q.tickets))
 	q.ready.push(k)
 	if q.metrics != nil {
 		q.metrics.Depth(q.ready.len())
@@ -237,8 +240,9 @@ func (q *Queue[K]) popLocked() K {
 // sweepLocked drops every stale ticket: it clears the map and records the
 // tickets of the keys in ready again.
 func (q *Queue[K]) sweepLocked() {
-	if q.ready.len() == 0 && len(q.tickets) >= releaseMin {
+	if q.ready.len() == 0 && q.ticketsPeak >= releaseMin {
 		q.tickets = make(map[K]uint64)
+		q.ticketsPeak = 0
 		return
 	}
 	clear(q.tickets)

@@ -147,6 +147,34 @@ func TestQueueDeduplicatesAcrossSweeps(t *testing.T) {
 	}
 }
 
+func TestQueueGivesBackTheMemoryOfABurst(t *testing.T) {
+	q := New(Options[int]{})
+	defer q.ShutDown()
+	ctx := context.Background()
+	for k := range releaseMin {
+		q.Add(k)
+	}
+	for range releaseMin {
+		k, _ := q.Get(ctx)
+		q.Done(k)
+	}
+	// Back to one key at a time: the next sweep finds the queue empty and
+	// drops the map sized for the burst.
+	for k := range 2 * sweepMin {
+		q.Add(k)
+		k, _ := q.Get(ctx)
+		q.Done(k)
+	}
+	if q.ticketsPeak >= releaseMin {
+		t.Fatalf("tickets map still sized for %d keys after the burst", q.ticketsPeak)
+	}
+	q.Add(1)
+	q.Add(1)
+	if q.Len() != 1 {
+		t.Fatalf("Len = %d after the map was replaced", q.Len())
+	}
+}
+
 func TestQueueGetBlocksUntilAKeyArrives(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := New(Options[string]{})
@@ -361,6 +389,9 @@ func TestQueueShutDownWithDrain(t *testing.T) {
 				var de *DrainError
 				if !errors.As(err, &de) || de.InFlight != tt.held || !errors.Is(err, context.DeadlineExceeded) {
 					t.Fatalf("ShutDownWithDrain = %v; want a DrainError with %d in flight wrapping DeadlineExceeded", err, tt.held)
+				}
+				if want := "workqueue: drain stopped with 2 keys still in flight: context deadline exceeded"; err.Error() != want {
+					t.Fatalf("error text %q, want %q", err, want)
 				}
 				if waited != tt.deadline {
 					t.Fatalf("drain gave up after %v, want %v", waited, tt.deadline)
