@@ -124,7 +124,9 @@ func (h *delayHeap[K]) pop() K {
 	case last > 0:
 		h.down(0)
 	case cap(h.items) > 1024:
-		h.items = nil // release the memory of a past burst
+		// Give back the memory of a past burst.
+		h.items = nil
+		h.index = make(map[K]int)
 	}
 	return k
 }

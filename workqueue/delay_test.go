@@ -172,3 +172,24 @@ func TestAddAfterOnTheSystemClock(t *testing.T) {
 		q.ShutDown()
 	})
 }
+
+func TestAddAfterGivesBackTheMemoryOfABurst(t *testing.T) {
+	clock := newFakeClock()
+	q := New(Options[int]{Clock: clock})
+	defer q.ShutDown()
+	for k := range 5000 {
+		q.AddAfter(k, time.Duration(k+1)*time.Microsecond)
+	}
+	clock.Advance(time.Second)
+	if q.Len() != 5000 {
+		t.Fatalf("Len = %d, want 5000", q.Len())
+	}
+	if q.delayed.items != nil || len(q.delayed.index) != 0 {
+		t.Fatalf("delay heap kept %d slots after emptying", cap(q.delayed.items))
+	}
+	q.AddAfter(1, time.Second) // the heap still works
+	clock.Advance(time.Second)
+	if q.delayed.len() != 0 {
+		t.Fatal("key still waiting")
+	}
+}
