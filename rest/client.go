@@ -177,7 +177,7 @@ func (c *Client) Patch(pt types.PatchType) *Request {
 	return r
 }
 
-// protoProtocolBuffer is implemented by the generated k8s.io/api types.
+// protoMarshaler is implemented by the generated k8s.io/api types.
 type protoMarshaler interface {
 	Marshal() ([]byte, error)
 	Unmarshal([]byte) error

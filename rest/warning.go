@@ -15,6 +15,12 @@ type Warning struct {
 	Text  string
 }
 
+// WarningHandlerFunc adapts a function to WarningHandler.
+type WarningHandlerFunc func(code int, agent, text string)
+
+// HandleWarning calls f.
+func (f WarningHandlerFunc) HandleWarning(code int, agent, text string) { f(code, agent, text) }
+
 // maxLoggedWarnings bounds the memory of the default handler.
 const maxLoggedWarnings = 4096
 

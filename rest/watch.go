@@ -129,14 +129,20 @@ func (w *WatchStream) run(c *Client, mt string, frames frameReader, newObject fu
 			w.finish(err)
 			return
 		}
+		if ev.Type == watch.Error {
+			// Recorded before delivery, so a consumer that stops the
+			// watch on seeing the event still finds the cause in Err.
+			w.setErr(statusErrorFrom(ev.Object.(*metav1.Status), 0))
+			select {
+			case w.ch <- ev:
+			case <-w.ctx.Done():
+			}
+			return
+		}
 		select {
 		case w.ch <- ev:
 		case <-w.ctx.Done():
 			w.finish(w.ctx.Err())
-			return
-		}
-		if ev.Type == watch.Error {
-			w.finish(statusErrorFrom(ev.Object.(*metav1.Status), 0))
 			return
 		}
 	}
@@ -157,6 +163,10 @@ func (w *WatchStream) finish(err error) {
 			err = fmt.Errorf("rest: watch stream: %w", err)
 		}
 	}
+	w.setErr(err)
+}
+
+func (w *WatchStream) setErr(err error) {
 	w.mu.Lock()
 	w.err = err
 	w.mu.Unlock()

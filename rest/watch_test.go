@@ -323,3 +323,19 @@ func checkNoWatchGoroutines(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestWatchErrorEventSurvivesAnImmediateStop(t *testing.T) {
+	goneJSON := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"gone","reason":"Expired","code":410}`
+	for range 20 {
+		c := streamServer(t, mediaJSON, []byte(jsonEventLine("ERROR", goneJSON)))
+		w, err := c.Get().Resource("configmaps").Watch(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := <-w.ResultChan()
+		w.Stop()
+		if ev.Type != watch.Error || !apierrors.IsResourceExpired(w.Err()) {
+			t.Fatalf("event %v, Err %v", ev.Type, w.Err())
+		}
+	}
+}
