@@ -39,6 +39,7 @@ type RESTMapper struct {
 	idxErr      error // discovery error of the snapshot behind idx
 	lastRefresh time.Time
 	refreshes   int
+	refreshing  chan struct{} // closed when the running miss refresh ends
 }
 
 // NewRESTMapper returns a mapper over d. It discovers lazily, on the first
@@ -116,26 +117,37 @@ func buildIndex(s *Snapshot) *index {
 // there is none yet.
 func (m *RESTMapper) current(ctx context.Context) (*index, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.idx != nil {
-		return m.idx, nil
+	ix := m.idx
+	m.mu.Unlock()
+	if ix != nil {
+		return ix, nil
 	}
-	return m.refreshLocked(ctx)
+	return m.refresh(ctx, false)
 }
 
-func (m *RESTMapper) refreshLocked(ctx context.Context) (*index, error) {
+// refresh rebuilds the index from discovery; invalidate drops the
+// discovery cache first. Concurrent refreshes share the discovery fetch
+// (the discovery Client coalesces them); no lock is held while it runs.
+func (m *RESTMapper) refresh(ctx context.Context, invalidate bool) (*index, error) {
+	if invalidate {
+		m.d.Invalidate()
+	}
 	s, err := m.d.Snapshot(ctx)
 	if s == nil {
 		return nil, err
 	}
-	m.idx, m.idxErr = buildIndex(s), err
+	ix := buildIndex(s)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.idx, m.idxErr = ix, err
 	m.lastRefresh = m.clock.Now()
 	m.refreshes++
-	return m.idx, nil
+	return ix, nil
 }
 
 // lookup runs find on the index, refreshing once on a miss when the rate
-// limit allows.
+// limit allows. A miss while another lookup refreshes waits for that
+// refresh instead of starting one.
 func (m *RESTMapper) lookup(ctx context.Context, what string, find func(*index) (Mapping, bool)) (Mapping, error) {
 	ix, err := m.current(ctx)
 	if err != nil {
@@ -145,13 +157,36 @@ func (m *RESTMapper) lookup(ctx context.Context, what string, find func(*index) 
 		return mp, nil
 	}
 	m.mu.Lock()
-	if ix == m.idx && m.clock.Now().Sub(m.lastRefresh) >= m.minEvery {
-		m.d.Invalidate()
-		if _, err := m.refreshLocked(ctx); err != nil {
-			m.mu.Unlock()
-			return Mapping{}, &NoMatchError{What: what, Cause: err}
+	wait := m.refreshing
+	start := wait == nil && ix == m.idx && m.clock.Now().Sub(m.lastRefresh) >= m.minEvery
+	var done chan struct{}
+	if start {
+		done = make(chan struct{})
+		m.refreshing = done
+	}
+	m.mu.Unlock()
+	switch {
+	case start:
+		_, rerr := m.refresh(ctx, true)
+		m.mu.Lock()
+		m.refreshing = nil
+		if rerr != nil {
+			// Count a failed refresh against the rate limit too.
+			m.lastRefresh = m.clock.Now()
+		}
+		m.mu.Unlock()
+		close(done)
+		if rerr != nil {
+			return Mapping{}, &NoMatchError{What: what, Cause: rerr}
+		}
+	case wait != nil:
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return Mapping{}, ctx.Err()
 		}
 	}
+	m.mu.Lock()
 	ix, cause := m.idx, m.idxErr
 	m.mu.Unlock()
 	if mp, ok := find(ix); ok {

@@ -91,3 +91,30 @@ func TestRESTMapperRefreshesOnAMissAtMostOncePerInterval(t *testing.T) {
 		t.Fatalf("%d requests after 5 misses, want 6", n)
 	}
 }
+
+func TestConcurrentMissesShareOneRefresh(t *testing.T) {
+	f := &fakeDiscovery{aggregated: true}
+	clock := &fakeClock{now: time.Unix(1000, 0)}
+	m := discovery.NewRESTMapper(discovery.New(newServer(t, f), discovery.Options{Clock: clock}), discovery.MapperOptions{MinRefreshInterval: time.Second})
+	ctx := context.Background()
+	if _, err := m.RESTMapping(ctx, schema.GroupKind{Group: "apps", Kind: "Deployment"}); err != nil {
+		t.Fatal(err)
+	}
+	f.crd.Store(true)
+	clock.Step(2 * time.Second)
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			_, err := m.RESTMapping(ctx, schema.GroupKind{Group: "example.com", Kind: "Widget"})
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := f.count.Load(); n != 4 {
+		t.Fatalf("%d requests, want 4 (one shared refresh)", n)
+	}
+}
