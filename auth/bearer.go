@@ -54,11 +54,18 @@ func (b *bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(retry)
 }
 
-// withBearer returns a copy of req carrying tok ("" leaves the header unset).
+// withBearer returns a copy of req carrying tok ("" leaves the header
+// unset). The copy is shallow except for the header map, which is new; the
+// header values are shared and never modified.
 func withBearer(req *http.Request, tok string) *http.Request {
-	r := req.Clone(req.Context())
+	r := new(http.Request)
+	*r = *req
+	r.Header = make(http.Header, len(req.Header)+1)
+	for k, v := range req.Header {
+		r.Header[k] = v
+	}
 	if tok != "" {
-		r.Header.Set("Authorization", "Bearer "+tok)
+		r.Header["Authorization"] = []string{"Bearer " + tok}
 	}
 	return r
 }
