@@ -60,6 +60,19 @@
 //   - Everything stops when the context given to Run (or Factory.Start)
 //     is done; Run returns after every handler goroutine has returned.
 //
+// # Reading the cache
+//
+// [Lister] and [NamespaceLister] return slices (List) or iterate without
+// allocating (All); [Store] adds ByIndex, IndexKeys and IndexValues for
+// the indexes given in Options.Indexers. Get returns (object, found).
+//
+// # Testing
+//
+// Package informertest has an in-memory Tracker that implements
+// ListerWatcher (pagination, resume from history, 410, streaming lists,
+// bookmarks, injected failures) and a Source for factories, so informers and
+// controllers can be tested without an API server, in fake time.
+//
 // # Pitfalls made impossible
 //
 // Forgetting to start an informer shows up as [ErrNotStarted] from
