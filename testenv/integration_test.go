@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubego/kubego/kubeconfig"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 )
@@ -60,6 +61,17 @@ func TestSharedControlPlaneServesTheAPI(t *testing.T) {
 	st, err := os.Stat(path)
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("kubeconfig: %v, mode %v; want 0600", err, st.Mode())
+	}
+	// The written file loads through kubeconfig and reaches the server.
+	cc, err := kubeconfig.Load(kubeconfig.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc.Context != testenv.KubeconfigContext || cc.Namespace != "default" {
+		t.Fatalf("context %q namespace %q", cc.Context, cc.Namespace)
+	}
+	if code, body := get(t, cc.Config, "/api/v1/namespaces/default"); code != http.StatusOK {
+		t.Fatalf("through the written kubeconfig: %d %s", code, body)
 	}
 }
 

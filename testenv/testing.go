@@ -17,6 +17,7 @@ const BuildTimeout = 30 * time.Minute
 // It is test-only state: it exists because a test binary runs one TestMain.
 var sharedPlane struct {
 	once sync.Once
+	opts Options
 	cp   *ControlPlane
 	err  error
 }
@@ -25,7 +26,16 @@ var sharedPlane struct {
 // control plane, if one was started. Call it from TestMain:
 //
 //	func TestMain(m *testing.M) { testenv.Main(m) }
-func Main(m *testing.M) {
+func Main(m *testing.M) { MainWith(m, Options{}) }
+
+// MainWith is Main for packages whose shared control plane needs options
+// (static tokens, extra flags). Call it from TestMain:
+//
+//	func TestMain(m *testing.M) {
+//		testenv.MainWith(m, testenv.Options{StaticTokens: tokens})
+//	}
+func MainWith(m *testing.M, opts Options) {
+	sharedPlane.opts = opts
 	code := m.Run()
 	if sharedPlane.cp != nil {
 		if err := sharedPlane.cp.Stop(); err != nil {
@@ -36,7 +46,8 @@ func Main(m *testing.M) {
 }
 
 // Shared returns the test package's control plane, starting it on first use.
-// The package must call Main from TestMain, or the plane is left to die with
+// The package must call Main or MainWith from TestMain (whose options it
+// uses), or the plane is left to die with
 // the test binary (it cannot outlive it). Under -short it skips the test.
 // When the plane cannot start, every test that asks for it fails with the
 // same error.
@@ -48,7 +59,11 @@ func Shared(t testing.TB) *ControlPlane {
 	sharedPlane.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
 		defer cancel()
-		sharedPlane.cp, sharedPlane.err = Start(ctx, Options{Logger: stderrLogger()})
+		opts := sharedPlane.opts
+		if opts.Logger == nil {
+			opts.Logger = stderrLogger()
+		}
+		sharedPlane.cp, sharedPlane.err = Start(ctx, opts)
 	})
 	if sharedPlane.err != nil {
 		t.Fatalf("testenv: shared control plane: %v", sharedPlane.err)
