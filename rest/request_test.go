@@ -267,3 +267,30 @@ func TestNilObjectsAreHandledWithoutPanics(t *testing.T) {
 		t.Errorf("Into(nil) = %v", err)
 	}
 }
+
+func TestConfigTimeoutBoundsDoButNotWatch(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") == "true" {
+			w.Header().Set("Content-Type", mediaJSON)
+			w.WriteHeader(200)
+			w.(http.Flusher).Flush()
+		}
+		<-r.Context().Done()
+	})
+	c, _ := newTestClient(t, srv, func(cfg *Config) { cfg.Timeout = 100 * time.Millisecond })
+	err := c.Get().Resource("pods").Do(context.Background()).Error()
+	var te *TransportError
+	if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Do err = %v, want a deadline TransportError", err)
+	}
+	w, err := c.Get().Resource("pods").Watch(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("watch outlived by Config.Timeout: %v", err)
+	}
+	defer w.Stop()
+	select {
+	case <-w.ResultChan():
+		t.Errorf("watch ended: %v", w.Err())
+	case <-time.After(300 * time.Millisecond):
+	}
+}
