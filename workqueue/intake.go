@@ -20,7 +20,7 @@ type intake[K any] struct {
 	mu     sync.Mutex
 	keys   []K  // guarded by mu
 	closed bool // guarded by mu: Adds must take Queue.mu
-	n      atomic.Int32
+	n      atomic.Int32 // len(keys), readable without mu: a hint for Get
 }
 
 // offer appends k unless the intake is closed. It reports whether k was
