@@ -18,8 +18,8 @@ const intakeMax = 256
 // Lock order: Queue.mu before intake.mu.
 type intake[K any] struct {
 	mu     sync.Mutex
-	keys   []K  // guarded by mu
-	closed bool // guarded by mu: Adds must take Queue.mu
+	keys   []K          // guarded by mu
+	closed bool         // guarded by mu: Adds must take Queue.mu
 	n      atomic.Int32 // len(keys), readable without mu: a hint for Get
 }
 
