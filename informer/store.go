@@ -18,7 +18,8 @@ import (
 const NamespaceIndex = "namespace"
 
 // IndexFunc computes the values under which an object is indexed. It must be
-// a pure function of the object and must not keep or mutate it.
+// a pure function of the object and must not keep or mutate it. It runs on
+// the informer's writer goroutine, like Options.Transform: keep it cheap.
 type IndexFunc[T Object] func(obj T) []string
 
 // ErrUnknownIndex is wrapped by errors for an index name that was not
