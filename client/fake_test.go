@@ -54,6 +54,13 @@ func status(code int, reason string) map[string]any {
 	return map[string]any{"apiVersion": "v1", "kind": "Status", "status": "Failure", "code": code, "reason": reason, "message": reason}
 }
 
+// newHTTPServer serves f and returns its URL.
+func newHTTPServer(t testing.TB, f *fakeServer) string {
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
 // newFake starts a fake server and a client on it.
 func newFake(t testing.TB, opts client.Options) (*fakeServer, *client.Client) {
 	t.Helper()

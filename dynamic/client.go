@@ -45,6 +45,15 @@ func New(rc *rest.Client, opts Options) *Client {
 	return &Client{rest: rc, fieldManager: fm}
 }
 
+// NewForConfig builds a rest client from cfg and a dynamic Client over it.
+func NewForConfig(cfg *rest.Config, opts Options) (*Client, error) {
+	rc, err := rest.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return New(rc, opts), nil
+}
+
 // Resource returns the client of resource gvr, cluster-wide: all
 // namespaces for a namespaced resource, or a cluster-scoped one.
 func (c *Client) Resource(gvr schema.GroupVersionResource) *Resource {

@@ -43,3 +43,31 @@ func Example() {
 	fmt.Println(d.GetName(), replicas, containers[0].(map[string]any)["image"])
 	// Output: web 3 nginx:1.27
 }
+
+// The seeds' multi-tenant snippet: list a custom resource with no Go type
+// for it, reading names and labels through the metav1.Object methods.
+func ExampleResource_List() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRuleList", "metadata": map[string]any{},
+			"items": []any{map[string]any{"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
+				"metadata": map[string]any{"name": "slo-latency", "namespace": "tenant-a", "labels": map[string]any{"team": "a"}}}}})
+	}))
+	defer srv.Close()
+
+	dc, err := dynamic.NewForConfig(&rest.Config{Host: srv.URL}, dynamic.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	gvr := schema.GroupVersionResource{Group: "monitoring.coreos.com", Version: "v1", Resource: "prometheusrules"}
+	list, err := dc.Resource(gvr).Namespace("tenant-a").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, item := range list.Items {
+		fmt.Println(item.GetName(), item.GetLabels()["team"])
+	}
+	// Output: slo-latency a
+}

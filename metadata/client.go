@@ -33,6 +33,15 @@ func New(rc *rest.Client, opts Options) *Client {
 	return &Client{rest: rc}
 }
 
+// NewForConfig builds a rest client from cfg and a metadata Client over it.
+func NewForConfig(cfg *rest.Config, opts Options) (*Client, error) {
+	rc, err := rest.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return New(rc, opts), nil
+}
+
 // Resource returns the client of resource gvr, cluster-wide.
 func (c *Client) Resource(gvr schema.GroupVersionResource) *Resource {
 	return &Resource{c: c, gvr: gvr}
