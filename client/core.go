@@ -168,7 +168,7 @@ func (k core) list(ctx context.Context, opts *metav1.ListOptions, yield func(run
 		return metav1.ListMeta{}, err
 	}
 	var lst struct {
-		Metadata metav1.ListMeta  `json:"metadata"`
+		Metadata metav1.ListMeta   `json:"metadata"`
 		Items    []json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal(data, &lst); err != nil {

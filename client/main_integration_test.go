@@ -111,7 +111,9 @@ func installWidgetCRD(t *testing.T, e *env, group string) schema.GroupVersionRes
 	if _, err := e.dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create CRD: %v", err)
 	}
-	t.Cleanup(func() { _ = e.dyn.Resource(crdGVR).Delete(context.Background(), "widgets."+group, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = e.dyn.Resource(crdGVR).Delete(context.Background(), "widgets."+group, metav1.DeleteOptions{})
+	})
 	gvr := schema.GroupVersionResource{Group: group, Version: "v1", Resource: "widgets"}
 	for {
 		_, err := e.dyn.Resource(gvr).Namespace(e.ns).List(ctx, metav1.ListOptions{})

@@ -71,7 +71,10 @@ func TestRequestShapes(t *testing.T) {
 			return err
 		}, "GET", "/apis/example.com/v1/namespaces/ns/widgets", "labelSelector=a%3Db", ""},
 		{"create", func(r *dynamic.Resource) error { _, err := r.Create(ctx, widget(), metav1.CreateOptions{}); return err }, "POST", "/apis/example.com/v1/namespaces/ns/widgets", "", "application/json"},
-		{"update status", func(r *dynamic.Resource) error { _, err := r.UpdateStatus(ctx, widget(), metav1.UpdateOptions{}); return err }, "PUT", "/apis/example.com/v1/namespaces/ns/widgets/w/status", "", "application/json"},
+		{"update status", func(r *dynamic.Resource) error {
+			_, err := r.UpdateStatus(ctx, widget(), metav1.UpdateOptions{})
+			return err
+		}, "PUT", "/apis/example.com/v1/namespaces/ns/widgets/w/status", "", "application/json"},
 		{"merge patch", func(r *dynamic.Resource) error {
 			_, err := r.Patch(ctx, "w", types.MergePatchType, []byte(`{}`), metav1.PatchOptions{})
 			return err
