@@ -93,7 +93,9 @@ func (c *Client) ServerVersion(ctx context.Context) (*version.Info, error) {
 // than the TTL, else from the disk cache, else from the server. When some
 // group/versions failed, it returns the usable snapshot together with a
 // *PartialError; a snapshot is nil only with any other error. The snapshot
-// is shared and must not be modified.
+// is shared and must not be modified. A partial snapshot is kept in memory
+// like a complete one, but never written to disk; Invalidate (which a
+// RESTMapper miss does) retries the failed group/versions.
 func (c *Client) Snapshot(ctx context.Context) (*Snapshot, error) {
 	for {
 		c.mu.Lock()
