@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/scheme"
 )
@@ -45,22 +44,11 @@ func (s *Server) Add(obj runtime.Object) error {
 	if res.namespaced && req.namespace == "" {
 		req.namespace = "default"
 	}
-	status := u["status"]
 	if err := s.ensureNamespace(req.namespace); err != nil {
 		return err
 	}
-	o, err := s.create(req, u, writeOpts{manager: "fake"}, false)
-	if err != nil {
+	if _, err := s.create(req, u, writeOpts{manager: "fake", seed: true}, false); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidObject, err)
-	}
-	// Seeded objects keep the status they were given.
-	if res.status && status != nil {
-		nu := o.copy()
-		nu["status"] = runtime.DeepCopyJSONValue(status)
-		_, err := s.update(&request{res: res, namespace: req.namespace, name: o.key.name, sub: "status"}, o, nu, writeOpts{manager: "fake"}, false)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalidObject, err)
-		}
 	}
 	return nil
 }
@@ -77,4 +65,3 @@ func (s *Server) ensureNamespace(ns string) error {
 	return err
 }
 
-var _ = schema.GroupVersionKind{}

@@ -248,6 +248,9 @@ func toStatus(err error) *metav1.Status {
 
 func writeError(w http.ResponseWriter, mt string, err error) {
 	st := toStatus(err)
+	if d := st.Details; d != nil && d.RetryAfterSeconds > 0 && (st.Code == http.StatusTooManyRequests || st.Code >= 500) {
+		w.Header().Set("Retry-After", strconv.Itoa(int(d.RetryAfterSeconds)))
+	}
 	if mt != mediaProtobuf {
 		mt = mediaJSON
 	}

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/rest"
 )
 
 func conformanceCases() []conformanceCase {
@@ -549,6 +551,35 @@ func conformanceCases() []conformanceCase {
 			size, _, _ := unstructured.NestedInt64(u.Object, "spec", "size")
 			if !ready || size != 1 || u.GetGeneration() != 1 {
 				e.Fatalf("after status apply: ready=%v size=%d generation=%d", ready, size, u.GetGeneration())
+			}
+		}},
+		{"MergeAndJSONPatchOnCustomResource", func(e *env) {
+			req := e.widgets()
+			must(e, req(http.MethodPost).Body(widget("w", map[string]any{"size": 1, "color": "red"})).Do(e.ctx).Error())
+			var u unstructured.Unstructured
+			must(e, e.c.Patch(types.MergePatchType).Group(widgetGroup).Version("v1").Namespace(e.ns).Resource("widgets").Name("w").
+				Body([]byte(`{"spec":{"size":2,"color":null}}`)).Do(e.ctx).Into(&u))
+			if size, _, _ := unstructured.NestedInt64(u.Object, "spec", "size"); size != 2 || u.GetGeneration() != 2 {
+				e.Fatalf("merge patch: %v generation %d", u.Object["spec"], u.GetGeneration())
+			}
+			if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "color"); found {
+				e.Fatal("merge patch null did not remove spec.color")
+			}
+			must(e, e.c.Patch(types.JSONPatchType).Group(widgetGroup).Version("v1").Namespace(e.ns).Resource("widgets").Name("w").
+				Body([]byte(`[{"op":"add","path":"/spec/tags","value":["a"]}]`)).Do(e.ctx).Into(&u))
+			if tags, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "tags"); len(tags) != 1 || u.GetGeneration() != 3 {
+				e.Fatalf("json patch: %v generation %d", u.Object["spec"], u.GetGeneration())
+			}
+		}},
+		{"ListAtFutureResourceVersionIsTooLarge", func(e *env) {
+			cfg := e.tg.config(e.T)
+			cfg.MaxRetries = -1 // the answer carries Retry-After; see it rather than retry
+			c, err := rest.NewClient(cfg)
+			must(e, err)
+			err = c.Get().Namespace("default").Resource("configmaps").Param("resourceVersion", "999999999").Param("resourceVersionMatch", "NotOlderThan").Do(e.ctx).Error()
+			se := wantStatus(e, err, 504, metav1.StatusReasonTimeout)
+			if !apierrors.HasStatusCause(se, metav1.CauseTypeResourceVersionTooLarge) {
+				e.Fatalf("causes %+v", se.ErrStatus.Details)
 			}
 		}},
 		{"CustomResourceUpdateRequiresResourceVersion", func(e *env) {

@@ -171,7 +171,7 @@ func (s *Server) apply(w http.ResponseWriter, req *request, body []byte, wo writ
 		live.SetGroupVersionKind(req.res.gvk)
 		out, err := fm.Apply(live, au, wo.manager, force)
 		if err != nil {
-			return err
+			return applyError(err)
 		}
 		ou, ok := out.(*unstructured.Unstructured)
 		if !ok {
@@ -187,7 +187,7 @@ func (s *Server) apply(w http.ResponseWriter, req *request, body []byte, wo writ
 	live := &unstructured.Unstructured{Object: old.copy()}
 	out, err := fm.Apply(live, au, wo.manager, force)
 	if err != nil {
-		return err
+		return applyError(err)
 	}
 	ou, ok := out.(*unstructured.Unstructured)
 	if !ok {
@@ -199,4 +199,13 @@ func (s *Server) apply(w http.ResponseWriter, req *request, body []byte, wo writ
 	}
 	req.writeObject(w, http.StatusOK, o)
 	return nil
+}
+
+// applyError passes conflicts and other Status errors through and reports
+// anything else (an apply configuration the schema rejects) as 400.
+func applyError(err error) error {
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return err
+	}
+	return apierrors.NewBadRequest(err.Error())
 }
