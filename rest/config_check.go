@@ -47,8 +47,10 @@ func (c *Config) validate() (*url.URL, error) {
 		return nil, err
 	}
 	plain := u.Scheme == "http"
-	if plain && !c.AllowInsecureAuth && c.Auth == nil {
+	if plain && !c.AllowInsecureAuth {
 		switch {
+		case c.Auth != nil:
+			return nil, configErr("Auth", "refusing to send credentials over plain http (set AllowInsecureAuth to permit it)")
 		case c.BearerToken != "" || c.BearerTokenFile != "":
 			return nil, configErr("BearerToken", "refusing to send a bearer token over plain http (set AllowInsecureAuth to permit it)")
 		case c.Username != "" || c.Password != "":
