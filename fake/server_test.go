@@ -144,8 +144,14 @@ func TestContinueTokenOlderThanHistoryIsExpired(t *testing.T) {
 func TestListAtFutureResourceVersionIsTooLarge(t *testing.T) {
 	srv := fake.NewServer(fake.Options{})
 	defer srv.Close()
-	c, ctx := client(t, srv, rest.ContentTypeJSON), ctxT(t)
-	err := c.Get().Resource("namespaces").Param("resourceVersion", "999999").Param("resourceVersionMatch", "NotOlderThan").Do(ctx).Error()
+	cfg := srv.Config()
+	cfg.MaxRetries = -1 // the answer carries Retry-After
+	c, err := rest.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	err = c.Get().Resource("namespaces").Param("resourceVersion", "999999").Param("resourceVersionMatch", "NotOlderThan").Do(ctx).Error()
 	if !apierrors.IsTimeout(err) || !apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) {
 		t.Fatalf("got %v, want 504 with ResourceVersionTooLarge", err)
 	}
