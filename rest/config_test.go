@@ -34,6 +34,8 @@ func TestConfigValidation(t *testing.T) {
 		{"bearer over http", Config{Host: "http://x", BearerToken: "t"}, "BearerToken"},
 		{"token file over http", Config{Host: "http://x", BearerTokenFile: "/f"}, "BearerToken"},
 		{"basic over http", Config{Host: "http://x", Username: "u", Password: "p"}, "Username"},
+		{"authenticator over http", Config{Host: "http://x", Auth: noopAuth{}}, "Auth"},
+		{"ok authenticator over http when allowed", Config{Host: "http://x", Auth: noopAuth{}, AllowInsecureAuth: true}, ""},
 		{"password without user", Config{Host: "https://x", Password: "p"}, "Password"},
 		{"insecure with CA", Config{Host: "https://x", TLS: TLSConfig{Insecure: true, CAData: cert}}, "TLS.Insecure"},
 		{"insecure with CA file", Config{Host: "https://x", TLS: TLSConfig{Insecure: true, CAFile: "/ca"}}, "TLS.Insecure"},
@@ -255,3 +257,8 @@ func TestWarningsGoToTheHandler(t *testing.T) {
 		t.Errorf("default handler logged the message %d times:\n%s", n, logs.String())
 	}
 }
+
+// noopAuth is an Authenticator that adds nothing.
+type noopAuth struct{}
+
+func (noopAuth) WrapTransport(rt http.RoundTripper) http.RoundTripper { return rt }
