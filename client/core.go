@@ -167,6 +167,13 @@ func (k core) list(ctx context.Context, opts *metav1.ListOptions, yield func(run
 	if err != nil {
 		return metav1.ListMeta{}, err
 	}
+	return decodeJSONList(data, k.newObject, yield)
+}
+
+// decodeJSONList decodes a JSON list of objects of a Go type the scheme
+// does not know. It calls yield only for items that decoded, and fails as
+// a whole (*rest.DecodeError) on the first bad item, before yielding it.
+func decodeJSONList(data []byte, newObject func() runtime.Object, yield func(runtime.Object)) (metav1.ListMeta, error) {
 	var lst struct {
 		Metadata metav1.ListMeta   `json:"metadata"`
 		Items    []json.RawMessage `json:"items"`
@@ -174,11 +181,15 @@ func (k core) list(ctx context.Context, opts *metav1.ListOptions, yield func(run
 	if err := json.Unmarshal(data, &lst); err != nil {
 		return metav1.ListMeta{}, &rest.DecodeError{ContentType: "application/json", Err: err}
 	}
+	objs := make([]runtime.Object, 0, len(lst.Items))
 	for _, raw := range lst.Items {
-		o := k.newObject()
+		o := newObject()
 		if err := json.Unmarshal(raw, o); err != nil {
 			return metav1.ListMeta{}, &rest.DecodeError{ContentType: "application/json", Err: err}
 		}
+		objs = append(objs, o)
+	}
+	for _, o := range objs {
 		yield(o)
 	}
 	return lst.Metadata, nil
