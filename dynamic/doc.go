@@ -10,7 +10,8 @@
 //
 // The verbs are those of client.Resource: Get, List, Watch, Create, Update,
 // UpdateStatus, Patch, Apply, ApplyStatus, Delete, DeleteCollection, with
-// optional subresource names. Resource values are immutable and safe for
+// optional subresource names, and All to iterate over every page of a
+// list. Resource values are immutable and safe for
 // concurrent use; objects passed in are not modified and objects returned
 // belong to the caller. The client knows nothing of scope: a namespaced
 // resource without a namespace lists across all namespaces, and the server
