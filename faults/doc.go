@@ -1,0 +1,25 @@
+// Package faults holds kubego's fault-injection suite: integration tests
+// that run informers, clients and leader election against a real
+// kube-apiserver (package testenv) while loopback proxies and the control
+// plane inject faults — killed and restarted API servers, compaction,
+// connection resets, half-open TCP, malformed or replayed watch frames,
+// throttling, hung responses.
+//
+// The package has no non-test code. Its harness lives in _test files:
+//
+//   - an L4 TCP proxy (tcpproxy_test.go) that can pause, black-hole
+//     (drop bytes without FIN), reset (RST) and delay connections;
+//   - an L7 TLS-terminating proxy (httpproxy_test.go) that forwards to the
+//     API server with the admin client certificate and can rewrite,
+//     delay, drop, duplicate, truncate or corrupt responses and watch
+//     frames;
+//   - a writer (writer_test.go) that creates, updates and deletes
+//     ConfigMaps at a steady, bounded rate and records the
+//     resourceVersion of every write;
+//   - one oracle (oracle_test.go) applied after every scenario.
+//
+// Every test stops by itself within about a minute, uses loopback only
+// and is skipped under -short. Scenarios too slow for `make test` run only
+// when KUBEGO_FAULTS=long is set. RELIABILITY.md at the repository root
+// lists the scenarios and their measured results.
+package faults
