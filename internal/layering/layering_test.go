@@ -33,6 +33,7 @@ var layers = map[string]int{
 	"controller":     7,
 	"cmd":            8,
 	"examples":       8,
+	"faults":         8, // test-only fault-injection suite
 }
 
 // forbidden are modules no library package may depend on, even indirectly.
