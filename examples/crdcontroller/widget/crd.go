@@ -1,0 +1,61 @@
+package widget
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/dynamic"
+)
+
+var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// CRD returns the CustomResourceDefinition of Widgets, with a status
+// subresource (so status writes do not bump the generation).
+func CRD() *unstructured.Unstructured {
+	obj := map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1",
+		"kind":       "CustomResourceDefinition",
+		"metadata":   map[string]any{"name": Resource.Resource + "." + Resource.Group},
+		"spec": map[string]any{
+			"group": Resource.Group,
+			"scope": "Namespaced",
+			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"versions": []any{map[string]any{
+				"name": Resource.Version, "served": true, "storage": true,
+				"subresources": map[string]any{"status": map[string]any{}},
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{
+					"type":       "object",
+					"properties": map[string]any{"spec": obj, "status": obj},
+				}},
+			}},
+		},
+	}}
+}
+
+// Install applies the CRD (server-side, so running it twice is harmless)
+// and waits until Widgets are served.
+func Install(ctx context.Context, c *client.Client) error {
+	dc := dynamic.New(c.REST(), dynamic.Options{})
+	if _, err := dc.Resource(crdResource).Apply(ctx, CRD(), dynamic.ApplyOptions{FieldManager: "widget-installer", Force: true}); err != nil {
+		return fmt.Errorf("installing the Widget CRD: %w", err)
+	}
+	widgets := client.For[*Widget](c)
+	for {
+		_, err := widgets.List(ctx, metav1.ListOptions{Limit: 1})
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for Widgets to be served: %w (last error: %w)", ctx.Err(), err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
