@@ -54,7 +54,13 @@
 //   - [Informer.WaitForSync] returns nil or a *[SyncError] carrying the
 //     cause (an *apierrors.StatusError for 403 or 404,
 //     [ErrInitialEventsNotFinished], [ErrNotStarted], ...): apierrors.IsForbidden
-//     and errors.Is see through it. There is no bare boolean.
+//     and errors.Is see through it. There is no bare boolean. It does not
+//     wait for its context when waiting cannot help: after
+//     Options.FailFastAfter (default 3) calls in a row failed with a
+//     permanent error ([IsPermanent]: 401, 403, 404), it returns at once
+//     with SyncError.Permanent set, about one backoff delay after the
+//     first 403; the informer keeps retrying in case RBAC is granted or a
+//     CRD installed later.
 //   - metadata.managedFields are dropped before storing unless
 //     Options.KeepManagedFields (ForOptions.KeepManagedFields) is set.
 //   - Everything stops when the context given to Run (or Factory.Start)

@@ -3,6 +3,8 @@ package informer
 import (
 	"errors"
 	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // ErrInitialEventsNotFinished is recorded when a streaming initial list
@@ -20,14 +22,25 @@ var ErrNotSynced = errors.New("informer not synced")
 // 404 NotFound, [ErrInitialEventsNotFinished], a transport error, ...), and
 // [ErrNotSynced]. Branch with errors.Is / errors.As or apierrors.IsForbidden
 // etc., which see through it.
+//
+// WaitForSync also returns a SyncError, before ctx ends, when the informer
+// keeps failing for a reason retrying will not fix (see [IsPermanent] and
+// Options.FailFastAfter): then Permanent is true, Ctx is nil and Cause is
+// the last permanent error. The informer itself keeps retrying with backoff
+// (RBAC may be granted or a CRD installed later); a later WaitForSync
+// returns nil once it has synced.
 type SyncError struct {
-	Informer string // the informer's target, e.g. "/v1, Resource=pods in namespace ns"
-	Cause    error  // last failure, nil if no attempt has failed yet
-	Attempts int    // failed attempts so far
-	Ctx      error  // the context's error
+	Informer  string // the informer's target, e.g. "/v1, Resource=pods in namespace ns"
+	Cause     error  // last failure, nil if no attempt has failed yet
+	Attempts  int    // failed attempts so far
+	Ctx       error  // the context's error; nil when Permanent
+	Permanent bool   // returned early: Cause is permanent and kept recurring
 }
 
 func (e *SyncError) Error() string {
+	if e.Permanent {
+		return fmt.Sprintf("informer %s not synced: gave up waiting after %d failed attempts, the last ones permanent: %v", e.Informer, e.Attempts, e.Cause)
+	}
 	if e.Cause == nil {
 		return fmt.Sprintf("informer %s not synced: %v (no failed attempt yet)", e.Informer, e.Ctx)
 	}
@@ -44,4 +57,24 @@ func (e *SyncError) Unwrap() []error {
 		errs = append(errs, e.Ctx)
 	}
 	return errs
+}
+
+// ErrPermanent marks an error as permanent for [IsPermanent]. A [Source] or
+// [ListerWatcher] may wrap it (fmt.Errorf("...: %w", ErrPermanent), or in a
+// type's Unwrap) in failures that retrying cannot fix, such as an unknown
+// Go type.
+var ErrPermanent = errors.New("permanent failure")
+
+// IsPermanent reports whether err is a failure that retrying the same call
+// will not fix by itself: 401 Unauthorized, 403 Forbidden, 404 NotFound
+// (the resource is not served: a CRD not installed, a wrong group or
+// version), or an error wrapping [ErrPermanent]. Such failures may still
+// go away when the cluster changes (RBAC granted, CRD installed), which is
+// why informers keep retrying them; only WaitForSync stops waiting.
+func IsPermanent(err error) bool {
+	if err == nil {
+		return false
+	}
+	return apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsUnauthorized(err) ||
+		errors.Is(err, ErrPermanent)
 }

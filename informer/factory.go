@@ -27,6 +27,9 @@ type FactoryOptions struct {
 	Logger *slog.Logger
 	// Clock is the time source; nil means the wall clock.
 	Clock Clock
+	// FailFastAfter applies to every informer (see Options.FailFastAfter):
+	// 0 means 3 permanent failures in a row, negative disables.
+	FailFastAfter int
 }
 
 // ForOptions selects and shapes one informer of a [Factory]. Informers with
@@ -162,6 +165,7 @@ func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, o
 		MutationCheckInterval: f.opts.MutationCheckInterval,
 		Logger:                f.opts.Logger,
 		Clock:                 f.opts.Clock,
+		FailFastAfter:         f.opts.FailFastAfter,
 	}
 	if opts.LabelSelector != "" || opts.FieldSelector != "" {
 		iopts.Name += " (labels " + opts.LabelSelector + ", fields " + opts.FieldSelector + ")"

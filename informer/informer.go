@@ -59,7 +59,20 @@ type Options[T Object] struct {
 	Logger *slog.Logger
 	// Clock is the time source; nil means the wall clock.
 	Clock Clock
+	// FailFastAfter is how many calls in a row (LIST, WATCH, or obtaining
+	// the ListerWatcher from a Source) must fail with a permanent error
+	// (see [IsPermanent]: 401, 403, 404, [ErrPermanent]) before
+	// WaitForSync stops waiting and returns a *SyncError with Permanent
+	// set. 0 means 3: with the default streaming start a 403 costs a
+	// failed stream and a failed LIST at once, then the third failure
+	// comes after one backoff delay (0.8–1.6 s), so a grant made a moment
+	// ago still gets its chance. A negative value disables it: WaitForSync
+	// then waits for ctx as before. The informer keeps retrying either way.
+	FailFastAfter int
 }
+
+// defaultFailFastAfter is the zero value's Options.FailFastAfter.
+const defaultFailFastAfter = 3
 
 // ErrStopped is returned by AddEventHandler and recorded as the sync cause
 // once the informer's Run has returned.
@@ -106,6 +119,8 @@ type Informer[T Object] struct {
 	srcMu   sync.Mutex
 	srcErr  error
 	srcTrys int
+	srcPerm int           // consecutive permanent Source failures
+	failSig chan struct{} // closed and replaced at every failure
 
 	release func() // set by a Factory
 }
@@ -117,7 +132,8 @@ func New[T Object](lw ListerWatcher[T], opts Options[T]) *Informer[T] {
 
 func newInformer[T Object](getLW func(context.Context) (ListerWatcher[T], error), opts Options[T]) *Informer[T] {
 	i := &Informer[T]{opts: opts, getLW: getLW, name: opts.Name, log: opts.Logger, clock: opts.Clock,
-		syncedCh: make(chan struct{}), stopped: make(chan struct{}), poke: make(chan struct{}, 1)}
+		syncedCh: make(chan struct{}), stopped: make(chan struct{}), poke: make(chan struct{}, 1),
+		failSig: make(chan struct{})}
 	if i.name == "" {
 		i.name = reflect.TypeFor[T]().String()
 	}
@@ -177,27 +193,77 @@ func (i *Informer[T]) LastSyncResourceVersion() string {
 // returns a *[SyncError] carrying the cause of the last failed attempt:
 // an *apierrors.StatusError for 403 Forbidden or 404 NotFound (resource not
 // served), [ErrInitialEventsNotFinished], [ErrNotStarted], [ErrStopped], ...
-// It returns early with ErrStopped as cause if Run ends before the sync.
+// It returns early with ErrStopped as cause if Run ends before the sync,
+// and returns early with Permanent set once Options.FailFastAfter calls in
+// a row have failed with a permanent error (403, 404, ...; see
+// [IsPermanent]): waiting longer would not help. The informer keeps
+// running and retrying in both cases of early return but the first.
 func (i *Informer[T]) WaitForSync(ctx context.Context) error {
-	select {
-	case <-i.syncedCh:
-		return nil
-	default:
-	}
-	select {
-	case <-i.syncedCh:
-		return nil
-	case <-i.stopped:
-		return &SyncError{Informer: i.name, Cause: ErrStopped}
-	case <-ctx.Done():
+	for {
 		select {
 		case <-i.syncedCh:
 			return nil
 		default:
 		}
-		cause, n := i.lastError()
-		return &SyncError{Informer: i.name, Cause: cause, Attempts: n, Ctx: ctx.Err()}
+		sig := i.failSignal()
+		if err := i.permanentFailure(); err != nil {
+			return err
+		}
+		select {
+		case <-i.syncedCh:
+			return nil
+		case <-i.stopped:
+			return &SyncError{Informer: i.name, Cause: ErrStopped}
+		case <-sig:
+			// A failure was recorded: check the streak again.
+		case <-ctx.Done():
+			select {
+			case <-i.syncedCh:
+				return nil
+			default:
+			}
+			cause, n := i.lastError()
+			return &SyncError{Informer: i.name, Cause: cause, Attempts: n, Ctx: ctx.Err()}
+		}
 	}
+}
+
+// failSignal returns a channel closed at the next recorded failure.
+func (i *Informer[T]) failSignal() <-chan struct{} {
+	i.srcMu.Lock()
+	defer i.srcMu.Unlock()
+	return i.failSig
+}
+
+// failed wakes WaitForSync callers after a failure was recorded.
+func (i *Informer[T]) failed() {
+	i.srcMu.Lock()
+	close(i.failSig)
+	i.failSig = make(chan struct{})
+	i.srcMu.Unlock()
+}
+
+// permanentFailure returns the early *SyncError of WaitForSync, or nil
+// while the failures (if any) are not permanent enough to stop waiting.
+func (i *Informer[T]) permanentFailure() error {
+	limit := i.opts.FailFastAfter
+	if limit < 0 {
+		return nil
+	}
+	if limit == 0 {
+		limit = defaultFailFastAfter
+	}
+	i.srcMu.Lock()
+	n, cause := i.srcPerm, i.srcErr
+	i.srcMu.Unlock()
+	if r := i.refl.Load(); r != nil {
+		n, cause = r.PermanentFailures()
+	}
+	if n < limit {
+		return nil
+	}
+	_, attempts := i.lastError()
+	return &SyncError{Informer: i.name, Cause: cause, Attempts: attempts, Permanent: true}
 }
 
 func (i *Informer[T]) lastError() (error, int) {
@@ -332,6 +398,7 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 			ropts.Clock = i.opts.Clock
 		}
 		r := NewReflector[T](lw, (*sink[T])(i), ropts)
+		r.onFail = i.failed
 		i.refl.Store(r)
 		r.Run(runCtx)
 	}
@@ -351,6 +418,9 @@ func (i *Informer[T]) source(ctx context.Context) ListerWatcher[T] {
 	for {
 		lw, err := i.getLW(ctx)
 		if err == nil {
+			i.srcMu.Lock()
+			i.srcPerm = 0
+			i.srcMu.Unlock()
 			return lw
 		}
 		if ctx.Err() != nil {
@@ -359,7 +429,13 @@ func (i *Informer[T]) source(ctx context.Context) ListerWatcher[T] {
 		i.log.Warn("informer source failed", "informer", i.name, "error", err)
 		i.srcMu.Lock()
 		i.srcErr, i.srcTrys = err, i.srcTrys+1
+		if IsPermanent(err) {
+			i.srcPerm++
+		} else {
+			i.srcPerm = 0
+		}
 		i.srcMu.Unlock()
+		i.failed()
 		c, stop := i.clock.NewTimer(b.next(i.clock.Now()))
 		select {
 		case <-ctx.Done():

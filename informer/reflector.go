@@ -117,11 +117,16 @@ type Reflector[T Object] struct {
 
 	phase atomic.Int32 // Phase after the last step, for observers
 
-	mu       sync.Mutex
-	lastRV   string
-	lastErr  error
-	attempts int
-	synced   bool
+	mu        sync.Mutex
+	lastRV    string
+	lastErr   error
+	attempts  int
+	permanent int // consecutive permanent failures, reset by any success
+	synced    bool
+
+	// onFail, if set (by the informer, before Run), is called after every
+	// recorded failure, without r.mu held.
+	onFail func()
 }
 
 // NewReflector returns a reflector feeding sink from lw.
@@ -190,11 +195,39 @@ func (r *Reflector[T]) LastError() (error, int) {
 	return r.lastErr, r.attempts
 }
 
+// PermanentFailures returns how many calls in a row, up to now, failed with
+// a permanent error (see [IsPermanent]), and the last of them. Any
+// successful call (a complete state fetched, a watch opened) and any
+// other kind of failure reset the count to 0.
+func (r *Reflector[T]) PermanentFailures() (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.permanent == 0 {
+		return 0, nil
+	}
+	return r.permanent, r.lastErr
+}
+
 func (r *Reflector[T]) fail(err error) {
 	r.log.Warn("reflector attempt failed", "reflector", r.opts.Name, "error", err)
 	r.mu.Lock()
 	r.lastErr = err
 	r.attempts++
+	if IsPermanent(err) {
+		r.permanent++
+	} else {
+		r.permanent = 0
+	}
+	r.mu.Unlock()
+	if r.onFail != nil {
+		r.onFail()
+	}
+}
+
+// succeeded resets the streak of permanent failures.
+func (r *Reflector[T]) succeeded() {
+	r.mu.Lock()
+	r.permanent = 0
 	r.mu.Unlock()
 }
 
@@ -204,6 +237,7 @@ func (r *Reflector[T]) setRV(rv string, synced bool) {
 	if synced {
 		r.synced = true
 		r.lastErr = nil
+		r.permanent = 0
 	}
 	r.mu.Unlock()
 }
@@ -437,6 +471,7 @@ func (r *Reflector[T]) openWatch(ctx context.Context, s *state[T], now time.Time
 		}
 		return s.backoff.next(now)
 	}
+	r.succeeded()
 	s.w, s.phase, s.started, s.events = w, Watching, now, 0
 	return 0
 }
