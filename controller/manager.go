@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
@@ -86,6 +87,11 @@ type ManagerOptions struct {
 	// GracefulShutdownTimeout bounds the wait for runnables to return once
 	// the Manager stops. Zero means DefaultGracefulShutdownTimeout.
 	GracefulShutdownTimeout time.Duration
+	// TracerProvider, if set, traces every API request of the shared
+	// client and every reconcile of the Manager's controllers (unless
+	// their Options name another) as OpenTelemetry spans. Nil means no
+	// tracing.
+	TracerProvider trace.TracerProvider
 	// Logger receives the Manager's records and is the default logger of
 	// its controllers; nil discards them.
 	Logger *slog.Logger
@@ -156,7 +162,11 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 		if userWrap != nil {
 			rt = userWrap(rt)
 		}
-		return cm.wrap(rt)
+		rt = cm.wrap(rt)
+		if opts.TracerProvider != nil {
+			rt = &traced{next: rt, tracer: opts.TracerProvider.Tracer(tracerName)}
+		}
+		return rt
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = m.log
@@ -283,6 +293,9 @@ func (m *Manager) NewController(opts Options) (*Controller, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = m.log
+	}
+	if opts.TracerProvider == nil {
+		opts.TracerProvider = m.opts.TracerProvider
 	}
 	c, err := New(m.factory, opts)
 	if err != nil {
