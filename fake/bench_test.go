@@ -113,3 +113,14 @@ func BenchmarkWatchFanout(b *testing.B) {
 	cancel()
 	wg.Wait()
 }
+
+// BenchmarkAdd seeds realistic pods (each write computes managedFields).
+func BenchmarkAdd(b *testing.B) {
+	srv := fake.NewServer(fake.Options{})
+	defer srv.Close()
+	for i := 0; b.Loop(); i++ {
+		if err := srv.Add(benchPod(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

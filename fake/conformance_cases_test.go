@@ -237,6 +237,45 @@ func conformanceCases() []conformanceCase {
 			err := e.c.Delete().Namespace(e.ns).Resource("configmaps").Name("a").Body(data).Do(e.ctx).Error()
 			wantStatus(e, err, 409, metav1.StatusReasonConflict)
 		}},
+		{"PodStartsPendingWithItsQoSClass", func(e *env) {
+			p := newPod("p", corev1.RestartPolicyAlways)
+			p.Status.Phase = corev1.PodRunning // ignored on create
+			var out corev1.Pod
+			must(e, e.c.Post().Namespace(e.ns).Resource("pods").Body(p).Do(e.ctx).Into(&out))
+			if out.Status.Phase != corev1.PodPending || out.Status.QOSClass != corev1.PodQOSBestEffort || out.Generation != 1 {
+				e.Fatalf("phase %q qos %q generation %d", out.Status.Phase, out.Status.QOSClass, out.Generation)
+			}
+		}},
+		{"DeleteAnswersWithStatusOrObjectByKind", func(e *env) {
+			e.configMap("a", nil, nil)
+			raw, err := e.c.Delete().Namespace(e.ns).Resource("configmaps").Name("a").DoRaw(e.ctx)
+			must(e, err)
+			var st metav1.Status
+			_ = json.Unmarshal(raw, &st)
+			if e.tg.contentType != rest.ContentTypeJSON {
+				st = metav1.Status{}
+				must(e, e.c.Post().Namespace(e.ns).Resource("configmaps").Body(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}).Do(e.ctx).Error())
+				must(e, e.c.Delete().Namespace(e.ns).Resource("configmaps").Name("a").Do(e.ctx).Into(&st))
+			}
+			if st.Status != metav1.StatusSuccess || st.Details == nil || st.Details.Name != "a" || st.Details.Kind != "configmaps" || st.Details.UID == "" {
+				e.Fatalf("configmap delete answered %s", raw)
+			}
+			must(e, e.c.Post().Namespace(e.ns).Resource("pods").Body(newPod("p", corev1.RestartPolicyAlways)).Do(e.ctx).Error())
+			var pod corev1.Pod
+			must(e, e.c.Delete().Namespace(e.ns).Resource("pods").Name("p").Do(e.ctx).Into(&pod))
+			if pod.Name != "p" {
+				e.Fatalf("pod delete answered %+v", pod.ObjectMeta)
+			}
+		}},
+		{"DeleteCollectionAnswersWithTheDeletedItems", func(e *env) {
+			e.configMap("b", nil, nil)
+			e.configMap("a", nil, nil)
+			var list corev1.ConfigMapList
+			must(e, e.c.Delete().Namespace(e.ns).Resource("configmaps").Do(e.ctx).Into(&list))
+			if names := listNames(list.Items); !slices.Contains(names, "a") || !slices.Contains(names, "b") {
+				e.Fatalf("deleted %v", names)
+			}
+		}},
 		{"UnscheduledPodDeletesImmediately", func(e *env) {
 			must(e, e.c.Post().Namespace(e.ns).Resource("pods").Body(newPod("p", corev1.RestartPolicyAlways)).Do(e.ctx).Error())
 			must(e, e.c.Delete().Namespace(e.ns).Resource("pods").Name("p").Do(e.ctx).Error())

@@ -56,7 +56,15 @@
 //     Foreground) or strips the reference (Orphan); deleting a namespace
 //     deletes its contents and finalizes it once empty;
 //   - managedFields are maintained on every write (the fieldManager
-//     parameter, else the User-Agent's program name).
+//     parameter, else the User-Agent's program name);
+//   - an immediate DELETE answers with a Success Status, except for the
+//     kinds whose registry returns the deleted object (Pod, ServiceAccount,
+//     StorageClass); an object only marked for deletion is returned as is;
+//     a DELETE of a collection answers with the list of deleted items.
+//
+// Accept asking for PartialObjectMetadata or PartialObjectMetadataList
+// (the metadata client) is answered with metadata only, in JSON; Table and
+// other conversions are 406.
 //
 // Lists take label selectors, the field selectors the real server supports
 // per kind (unsupported fields are 400), limit and continue (opaque tokens
@@ -114,8 +122,10 @@
 // every registry strategy. Plainly:
 //
 //   - No defaulting and no validation beyond names, namespaces and kinds:
-//     a Deployment keeps an unset replicas field, a Pod gets no
-//     status.phase, a Service gets no clusterIP, invalid specs are stored.
+//     a Deployment keeps an unset replicas field, a Service gets no
+//     clusterIP, invalid specs are stored. (A new Pod does get phase
+//     Pending and a QoS class, computed from requests and limits compared
+//     as written.)
 //   - No admission, authentication or authorization: every request acts as
 //     an administrator; impersonation headers are ignored.
 //   - Each version of a resource has its own storage (apps/v1 and
@@ -149,8 +159,6 @@
 //     SelfSubjectReview, bindings, evictions, pods/log, exec, proxy) are
 //     not implemented: review kinds are stored like ordinary objects and
 //     other subresources are 404. Table output is not served.
-//   - DELETE always answers with the object (as deleted, or as marked for
-//     deletion); some real resources answer with a Success Status instead.
 //   - dryRun is honoured for create, update, patch and delete, without the
 //     admission and defaulting a real dry run would show.
 package fake

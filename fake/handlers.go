@@ -2,6 +2,7 @@ package fake
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -149,8 +150,25 @@ func (s *Server) handleDelete(w http.ResponseWriter, req *request) error {
 	if err != nil {
 		return err
 	}
+	if s.st.get(req.res, o.key) == nil && !returnsDeletedObject[req.res.gvk.GroupKind()] {
+		writeTyped(w, req.mt, http.StatusOK, &metav1.Status{
+			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+			Status:   metav1.StatusSuccess,
+			Details: &metav1.StatusDetails{
+				Name: o.key.name, Group: req.res.gvr.Group, Kind: req.res.gvr.Resource, UID: o.meta().GetUID(),
+			},
+		})
+		return nil
+	}
 	req.writeObject(w, http.StatusOK, out)
 	return nil
+}
+
+// returnsDeletedObject are the kinds whose registry answers an immediate
+// DELETE with the deleted object; all others answer with a Success Status.
+// An object only marked for deletion is always answered with.
+var returnsDeletedObject = map[schema.GroupKind]bool{
+	{Kind: "Pod"}: true, {Kind: "ServiceAccount"}: true, {Group: "storage.k8s.io", Kind: "StorageClass"}: true,
 }
 
 func (s *Server) handleDeleteCollection(w http.ResponseWriter, req *request) error {
@@ -174,14 +192,19 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, req *request) err
 			victims = append(victims, o)
 		}
 	}
+	sortObjects(victims)
+	deleted := make([]*object, 0, len(victims))
 	for _, v := range victims {
 		if cur := s.st.get(v.res, v.key); cur != nil {
-			if _, err := s.delete(cur, d); err != nil {
+			out, err := s.delete(cur, d)
+			if err != nil {
 				return err
 			}
+			deleted = append(deleted, out)
 		}
 	}
-	writeTyped(w, req.mt, http.StatusOK, &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess})
+	// Like kube-apiserver, answer with the list of what was deleted.
+	req.writeList(w, metav1.ListMeta{ResourceVersion: strconv.FormatUint(s.st.rv, 10)}, deleted)
 	return nil
 }
 

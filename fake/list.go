@@ -167,15 +167,7 @@ func (s *Server) handleList(w http.ResponseWriter, req *request) error {
 			items = append(items, o)
 		}
 	}
-	slices.SortFunc(items, func(a, b *object) int {
-		switch {
-		case a.key.less(b.key):
-			return -1
-		case b.key.less(a.key):
-			return 1
-		}
-		return 0
-	})
+	sortObjects(items)
 	lm := metav1.ListMeta{ResourceVersion: strconv.FormatUint(at, 10)}
 	if lo.Limit > 0 && int64(len(items)) > lo.Limit {
 		rest := int64(len(items)) - lo.Limit
@@ -187,4 +179,17 @@ func (s *Server) handleList(w http.ResponseWriter, req *request) error {
 	}
 	req.writeList(w, lm, items)
 	return nil
+}
+
+// sortObjects orders objects by namespace, then name: the order of lists.
+func sortObjects(items []*object) {
+	slices.SortFunc(items, func(a, b *object) int {
+		switch {
+		case a.key.less(b.key):
+			return -1
+		case b.key.less(a.key):
+			return 1
+		}
+		return 0
+	})
 }

@@ -120,6 +120,9 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 	if res.status && !opts.seed {
 		delete(u, "status")
 	}
+	if res.gvk.Group == "" && res.gvk.Kind == "Pod" && !opts.seed {
+		initPodStatus(u)
+	}
 	if res.gvr == namespacesGVR {
 		_ = unstructured.SetNestedField(u, "Active", "status", "phase")
 		_ = unstructured.SetNestedStringSlice(u, []string{"kubernetes"}, "spec", "finalizers")
@@ -536,3 +539,47 @@ func (s *Server) maybeFinalizeNamespace(name string) *object {
 	return s.remove(ns)
 }
 
+
+// initPodStatus gives a new pod the status kube-apiserver gives it: phase
+// Pending and its QoS class.
+func initPodStatus(u map[string]any) {
+	_ = unstructured.SetNestedField(u, "Pending", "status", "phase")
+	_ = unstructured.SetNestedField(u, qosClass(u), "status", "qosClass")
+}
+
+// qosClass computes a pod's QoS class from its containers' requests and
+// limits: BestEffort with none, Guaranteed when every container limits cpu
+// and memory and requests (if given) equal the limits, else Burstable.
+func qosClass(u map[string]any) string {
+	containers, _, _ := unstructured.NestedSlice(u, "spec", "containers")
+	inits, _, _ := unstructured.NestedSlice(u, "spec", "initContainers")
+	some, guaranteed := false, len(containers) > 0
+	for _, c := range append(containers, inits...) {
+		cm, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		req, _, _ := unstructured.NestedStringMap(cm, "resources", "requests")
+		lim, _, _ := unstructured.NestedStringMap(cm, "resources", "limits")
+		if len(req) > 0 || len(lim) > 0 {
+			some = true
+		}
+		for _, r := range []string{"cpu", "memory"} {
+			l, ok := lim[r]
+			if !ok {
+				guaranteed = false
+				continue
+			}
+			if q, ok := req[r]; ok && q != l {
+				guaranteed = false
+			}
+		}
+	}
+	switch {
+	case !some:
+		return "BestEffort"
+	case guaranteed:
+		return "Guaranteed"
+	}
+	return "Burstable"
+}
