@@ -62,6 +62,10 @@ func TestLosingLeadershipCancelsReconcilesAndStopsTheManager(t *testing.T) {
 		t.Fatal("running a leader-only controller without leading")
 	}
 
+	if v := gauge(t, mgr, "leader_election_master_status"); v != 1 {
+		t.Errorf("leader_election_master_status = %v while leading", v)
+	}
+
 	// Another candidate takes the lease over.
 	leases := client.For[*coordinationv1.Lease](mgr.Client()).Namespace(lock.Namespace)
 	l, err := leases.Get(t.Context(), lock.Name, metav1.GetOptions{})
@@ -97,4 +101,23 @@ func TestLosingLeadershipCancelsReconcilesAndStopsTheManager(t *testing.T) {
 	if mgr.IsLeader() {
 		t.Error("IsLeader after the loss")
 	}
+	if v := gauge(t, mgr, "leader_election_master_status"); v != 0 {
+		t.Errorf("leader_election_master_status = %v after the loss", v)
+	}
+}
+
+// gauge returns the value of the one series of a gauge in mgr's registry.
+func gauge(t *testing.T, mgr *controller.Manager, name string) float64 {
+	t.Helper()
+	families, err := mgr.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) == 1 {
+			return f.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("no single series %s", name)
+	return 0
 }
