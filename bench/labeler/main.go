@@ -35,6 +35,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -57,6 +58,9 @@ type result struct {
 	Throttled bool    `json:"throttled"`
 	Seconds   float64 `json:"seconds"`
 	PerSec    float64 `json:"patches_per_sec"`
+	// CPUSeconds is this process's user+system CPU time during the run
+	// (the client side only; steadier than wall time on a busy machine).
+	CPUSeconds float64 `json:"client_cpu_seconds"`
 	// Reconciles by result, and API requests by method and code, for the
 	// labeler (from its Manager's registry).
 	Reconciles map[string]float64 `json:"reconciles,omitempty"`
@@ -98,6 +102,7 @@ func main() {
 			}
 			var d time.Duration
 			var reconciles, requests map[string]float64
+			cpu0 := cpuTime()
 			if mode == "bare" {
 				d, err = runBare(ctx, cfg, ns, *n, *workers)
 				bare = append(bare, d.Seconds())
@@ -117,7 +122,7 @@ func main() {
 			if mode == "labeler" {
 				w = labeler.DefaultWorkers
 			}
-			line, _ := json.Marshal(result{mode, *n, w, *throttle, d.Seconds(), float64(*n) / d.Seconds(), reconciles, requests})
+			line, _ := json.Marshal(result{mode, *n, w, *throttle, d.Seconds(), float64(*n) / d.Seconds(), (cpuTime() - cpu0).Seconds(), reconciles, requests})
 			fmt.Println(string(line))
 		}
 	}
@@ -283,6 +288,15 @@ func median(xs []float64) float64 {
 		}
 	}
 	return s[len(s)/2]
+}
+
+// cpuTime returns the CPU time (user+system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
