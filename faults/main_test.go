@@ -26,6 +26,17 @@ func long(t *testing.T) {
 	}
 }
 
+// knownFailure marks a scenario kubego does not survive yet. Under the
+// default run (make test) it skips with "KNOWN FAILURE: why" so CI stays
+// green; with KUBEGO_FAULTS=long (make test-faults) it runs and fails, so
+// the failure stays measured. RELIABILITY.md lists it as a failing row.
+func knownFailure(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("KUBEGO_FAULTS") != "long" {
+		t.Skip("KNOWN FAILURE: " + why + " (run with KUBEGO_FAULTS=long to measure)")
+	}
+}
+
 func newClient(t *testing.T, cfg *rest.Config) *client.Client {
 	t.Helper()
 	rc, err := rest.NewClient(cfg)

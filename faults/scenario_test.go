@@ -23,6 +23,9 @@ type run struct {
 	Reflector informer.ReflectorOptions
 	Names     int           // 0: 30
 	Every     time.Duration // 0: 25ms (40 writes/s)
+	// Setup, if set, runs before the informer starts (e.g. to install
+	// proxy rules that hit its first requests).
+	Setup func()
 }
 
 func (r run) do(t *testing.T, fault func(ctx context.Context, w *watched, wr *writer)) result {
@@ -45,6 +48,9 @@ func (r run) do(t *testing.T, fault func(ctx context.Context, w *watched, wr *wr
 	}
 	stopWriter := startWriter(t, wr)
 	sleepCtx(t.Context(), 500*time.Millisecond)
+	if r.Setup != nil {
+		r.Setup()
+	}
 	w := startInformer(t, r.InfCfg(ns), ns, r.Reflector)
 	sleepCtx(t.Context(), time.Second)
 	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
