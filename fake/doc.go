@@ -10,8 +10,9 @@
 //
 // Config starts a TLS listener on loopback (HTTP/2, a throw-away CA in the
 // returned Config). The Server is also a plain http.Handler that can be
-// mounted anywhere. Seeded objects are created as by POST; the namespaces
-// they live in are created when missing. Everything is safe for concurrent
+// mounted anywhere. Like kube-apiserver, a new server holds the namespaces
+// default, kube-system, kube-public and kube-node-lease. Seeded objects are
+// created as by POST; the namespaces they live in are created when missing. Everything is safe for concurrent
 // use.
 //
 // # What it serves
@@ -161,4 +162,9 @@
 //     other subresources are 404. Table output is not served.
 //   - dryRun is honoured for create, update, patch and delete, without the
 //     admission and defaulting a real dry run would show.
+//   - Server-side apply to the scale subresource is 415 (update and the
+//     other patch types work there).
+//   - Options.Clock sets creationTimestamp and deletionTimestamp; the
+//     times inside managedFields come from the field manager library and
+//     use the wall clock.
 package fake

@@ -35,3 +35,30 @@ func Example() {
 	}
 	// Output: web-1
 }
+
+// Fault injection: the next two creates of ConfigMaps fail with 429 and
+// a Retry-After the client honours; the third goes through.
+func ExampleServer_FailNext() {
+	srv := fake.NewServer(fake.Options{})
+	defer srv.Close()
+	srv.FailNext(fake.Match{Verb: "create", Resource: "configmaps"}, 2, metav1.Status{
+		Code: 429, Reason: metav1.StatusReasonTooManyRequests, Message: "slow down",
+		Details: &metav1.StatusDetails{RetryAfterSeconds: 1},
+	})
+	cfg := srv.Config()
+	cfg.MaxRetries = -1 // see the failures instead of retrying them
+	c, err := rest.NewClient(cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}
+	for range 3 {
+		err := c.Post().Namespace("default").Resource("configmaps").Body(cm).Do(context.Background()).Error()
+		fmt.Println(err == nil)
+	}
+	// Output:
+	// false
+	// false
+	// true
+}

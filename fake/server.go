@@ -124,6 +124,12 @@ func NewServer(opts Options, objects ...runtime.Object) *Server {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
+	// kube-apiserver creates these namespaces itself at start.
+	s.mu.Lock()
+	for _, ns := range []string{"default", "kube-node-lease", "kube-public", "kube-system"} {
+		_ = s.ensureNamespace(ns)
+	}
+	s.mu.Unlock()
 	for _, r := range opts.Resources {
 		if err := s.Register(r); err != nil {
 			s.logger.Warn("fake: resource not registered", "kind", r.Kind.String(), "err", err)
