@@ -21,7 +21,9 @@ import (
 	"github.com/kubego/kubego/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) {
+	testenv.MainWith(m, testenv.Options{StaticTokens: []testenv.StaticToken{{Token: nobodyToken, User: "informer-test-nobody"}}})
+}
 
 // recSource records the calls the informers make through a Source.
 type recSource struct {
