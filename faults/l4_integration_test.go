@@ -88,12 +88,20 @@ func TestHalfOpenDetectedByPing(t *testing.T) {
 	}
 }
 
+// Scenarios 3 and 4 share one control plane with the watch cache off and
+// no automatic compaction, so that a compaction forced through etcd's
+// gateway is the only one.
+func TestCompaction(t *testing.T) {
+	cp := testenv.StartForTest(t, testenv.Options{APIServerFlags: []string{"--watch-cache=false", "--etcd-compaction-interval=0"}})
+	t.Run("watch resumed after compaction gets 410", func(t *testing.T) { testCompactionGone(t, cp) })
+	t.Run("expired continue token", func(t *testing.T) { testExpiredContinue(t, cp) })
+}
+
 // Scenario 3: a 410 forced by compaction. The watch is cut while the
 // writer goes on and etcd is compacted past the informer's
 // resourceVersion; with the watch cache off, the resumed watch gets 410
 // Gone and the informer must relist without losing a delete.
-func TestCompactionGone(t *testing.T) {
-	cp := testenv.StartForTest(t, testenv.Options{APIServerFlags: []string{"--watch-cache=false", "--etcd-compaction-interval=0"}})
+func testCompactionGone(t *testing.T, cp *testenv.ControlPlane) {
 	p := newTCPProxy(t, apiAddr(t, cp.APIServer().URL()))
 	var before int64
 	res := run{TruthCfg: cp.Config(), InfCfg: func(string) *rest.Config { return viaProxy(cp.Config(), p) }}.
