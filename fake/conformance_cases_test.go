@@ -572,6 +572,27 @@ func conformanceCases() []conformanceCase {
 				e.Fatalf("managers %v", managers(out))
 			}
 		}},
+		{"ApplyMergesContainerListsByName", func(e *env) {
+			apply := func(manager, container string) (*appsv1.Deployment, error) {
+				body := fmt.Sprintf(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"app":"d"}},"template":{"metadata":{"labels":{"app":"d"}},"spec":{"containers":[{"name":%q,"image":"registry.example/%s:1"}]}}}}`, container, container)
+				var d appsv1.Deployment
+				err := e.c.Patch(types.ApplyYAMLPatchType).Group("apps").Version("v1").Namespace(e.ns).Resource("deployments").Name("d").
+					Param("fieldManager", manager).Body([]byte(body)).Do(e.ctx).Into(&d)
+				return &d, err
+			}
+			_, err := apply("alice", "app")
+			must(e, err)
+			d, err := apply("bob", "sidecar")
+			must(e, err)
+			var names []string
+			for _, c := range d.Spec.Template.Spec.Containers {
+				names = append(names, c.Name)
+			}
+			slices.Sort(names)
+			if !slices.Equal(names, []string{"app", "sidecar"}) {
+				e.Fatalf("containers %v", names)
+			}
+		}},
 		{"ApplyOnCustomResourceWithStatus", func(e *env) {
 			req := e.widgets()
 			body := string(widget("w", map[string]any{"size": 1}))
