@@ -124,23 +124,41 @@ func testCompactionGone(t *testing.T, cp *testenv.ControlPlane) {
 	}
 }
 
-// Scenario 1: kill -9 of the API server under the informer's watch.
-// Writes go on through a second API server on the same etcd; the first
-// restarts on the same port.
-func TestAPIServerKilled(t *testing.T) {
-	cp := testenv.StartForTest(t, testenv.Options{})
+// Scenarios 1 and 2 share one control plane with a second API server on
+// the same etcd. The first API server is started with
+// --shutdown-send-retry-after=true and a 2 s shutdown delay.
+func TestAPIServerRestarts(t *testing.T) {
+	cp := testenv.StartForTest(t, testenv.Options{APIServerFlags: []string{
+		"--shutdown-send-retry-after=true", "--shutdown-delay-duration=2s"}})
 	as2, err := cp.StartAPIServer(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	as1 := cp.APIServer()
+	t.Run("kill -9", func(t *testing.T) { testAPIServerDown(t, cp.APIServer(), as2, false) })
+	t.Run("graceful shutdown", func(t *testing.T) {
+		long(t)
+		testAPIServerDown(t, cp.APIServer(), as2, true)
+	})
+}
+
+// Scenario 1 (graceful=false): kill -9 of the API server under the
+// informer's watch. Scenario 2 (graceful=true): SIGTERM, so the server
+// sends GOAWAY, answers 429 with Retry-After while it drains, and exits.
+// Either way writes go on through the second API server and the first
+// restarts on the same port.
+func testAPIServerDown(t *testing.T, as1, as2 *testenv.APIServer, graceful bool) {
 	var down time.Duration
-	run{TruthCfg: as2.Config(), WriteCfgs: []*rest.Config{as1.Config(), as2.Config()},
+	wcnt := &counter{}
+	res := run{TruthCfg: as2.Config(), WriteCfgs: []*rest.Config{wcnt.wrap(as1.Config()), as2.Config()},
 		InfCfg: func(string) *rest.Config { return as1.Config() }}.
 		do(t, func(ctx context.Context, w *watched, wr *writer) {
 			start := time.Now()
-			as1.Kill()
-			sleepCtx(ctx, 3*time.Second)
+			if graceful {
+				as1.Stop()
+			} else {
+				as1.Kill()
+			}
+			sleepCtx(ctx, 2*time.Second)
 			rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
 			if err := as1.Restart(rctx); err != nil {
@@ -149,7 +167,7 @@ func TestAPIServerKilled(t *testing.T) {
 			down = time.Since(start)
 			sleepCtx(ctx, 3*time.Second)
 		})
-	t.Logf("first API server down for %s", down.Round(100*time.Millisecond))
+	t.Logf("first API server down for %s; 429s seen: informer %d, writer %d", down.Round(100*time.Millisecond), res.TooMany, wcnt.tooMany.Load())
 }
 
 var _ = informer.ReflectorOptions{}

@@ -26,6 +26,7 @@ import (
 // rest.Config.WrapTransport.
 type counter struct {
 	lists, watches, streams atomic.Int64
+	tooMany                 atomic.Int64 // responses with status 429
 }
 
 func (c *counter) wrap(cfg *rest.Config) *rest.Config {
@@ -48,7 +49,11 @@ func (c *counter) wrap(cfg *rest.Config) *rest.Config {
 					c.lists.Add(1)
 				}
 			}
-			return rt.RoundTrip(r)
+			resp, err := rt.RoundTrip(r)
+			if err == nil && resp.StatusCode == http.StatusTooManyRequests {
+				c.tooMany.Add(1)
+			}
+			return resp, err
 		})
 	}
 	return cfg
@@ -164,7 +169,7 @@ func startInformer(t *testing.T, cfg *rest.Config, ns string, ropts informer.Ref
 
 // result is what the oracle measured, for the log and RELIABILITY.md.
 type result struct {
-	Objects, Notes, Lists, Watches, Streams int
+	Objects, Notes, Lists, Watches, Streams, TooMany int
 	Converge                                time.Duration
 }
 
@@ -193,7 +198,7 @@ func (w *watched) check(t *testing.T, truth *client.Resource[*corev1.ConfigMap],
 		time.Sleep(200 * time.Millisecond)
 	}
 	res := result{Objects: w.inf.Store().Len(), Lists: int(w.cnt.lists.Load()), Watches: int(w.cnt.watches.Load()),
-		Streams: int(w.cnt.streams.Load()), Converge: time.Since(start)}
+		Streams: int(w.cnt.streams.Load()), TooMany: int(w.cnt.tooMany.Load()), Converge: time.Since(start)}
 	w.rec.mu.Lock()
 	res.Notes = w.rec.total
 	backwards := slices.Clone(w.rec.backwards)

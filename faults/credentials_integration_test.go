@@ -1,0 +1,109 @@
+package faults_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	authnv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubego/kubego/auth"
+	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/rest"
+	"github.com/kubego/kubego/testenv"
+)
+
+// Scenario 13 (token file): the informer authenticates with a service
+// account token read from a file (auth.TokenFile). The token is bound to
+// a Secret; the test writes a new token into the file and deletes the old
+// token's Secret, which revokes it. After the server's token cache
+// expires, the watch is cut: the new watch meets 401 and the client must
+// re-read the file and carry on without losing events.
+func TestTokenRotation(t *testing.T) {
+	cp := testenv.Shared(t)
+	admin := newClient(t, cp.Config())
+	p := newTCPProxy(t, apiAddr(t, cp.APIServer().URL()))
+	tokenPath := filepath.Join(t.TempDir(), "token")
+	var old string
+	var nsName string
+	r := run{TruthCfg: cp.Config(), InfCfg: func(ns string) *rest.Config {
+		nsName = ns
+		tok, _ := boundToken(t, admin, ns, "tok-1")
+		old = tok
+		if err := os.WriteFile(tokenPath, []byte(tok), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		tf, err := auth.NewTokenFile(auth.TokenFileOptions{Path: tokenPath, MaxAge: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &rest.Config{Host: p.URL(), TLS: rest.TLSConfig{CAData: cp.CAData()}, Auth: tf}
+	}}
+	r.do(t, func(ctx context.Context, w *watched, wr *writer) {
+		tok, _ := boundToken(t, admin, nsName, "tok-2")
+		if err := os.WriteFile(tokenPath, []byte(tok), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := client.For[*corev1.Secret](admin).Namespace(nsName).Delete(ctx, "tok-1", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		// Wait until the server refuses the old token (its authentication
+		// cache keeps successes for about 10 s).
+		oldCfg := &rest.Config{Host: cp.APIServer().URL(), TLS: rest.TLSConfig{CAData: cp.CAData()}, BearerToken: old}
+		oc := client.For[*corev1.ConfigMap](newClient(t, oldCfg)).Namespace(nsName)
+		start := time.Now()
+		for ctx.Err() == nil {
+			_, err := oc.List(ctx, metav1.ListOptions{Limit: 1})
+			if apierrors.IsUnauthorized(err) {
+				break
+			}
+			sleepCtx(ctx, 500*time.Millisecond)
+		}
+		t.Logf("old token refused %s after revocation", time.Since(start).Round(100*time.Millisecond))
+		p.Reset()
+		sleepCtx(ctx, 3*time.Second)
+	})
+}
+
+// boundToken creates (once) a service account "rotator" with admin rights (cluster-admin bound in ns only: aggregated roles such as edit need kube-controller-manager)
+// in ns, a Secret called secret and a token bound to it, and returns the
+// token.
+func boundToken(t *testing.T, c *client.Client, ns, secret string) (string, *corev1.Secret) {
+	t.Helper()
+	ctx := t.Context()
+	_, err := client.For[*corev1.ServiceAccount](c).Namespace(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "rotator"}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	_, err = client.For[*rbacv1.RoleBinding](c).Namespace(ns).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "rotator"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "rotator", Namespace: ns}},
+	}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	s, err := client.For[*corev1.Secret](c).Namespace(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: secret}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := int64(3600)
+	tr := &authnv1.TokenRequest{Spec: authnv1.TokenRequestSpec{
+		ExpirationSeconds: &exp,
+		BoundObjectRef:    &authnv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: s.Name, UID: s.UID},
+	}}
+	out := &authnv1.TokenRequest{}
+	if err := client.For[*corev1.ServiceAccount](c).Namespace(ns).CreateSubresource(ctx, "rotator", "token", tr, out, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if out.Status.Token == "" {
+		t.Fatal("TokenRequest returned no token")
+	}
+	return out.Status.Token, s
+}
