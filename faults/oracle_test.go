@@ -170,7 +170,7 @@ func startInformer(t *testing.T, cfg *rest.Config, ns string, ropts informer.Ref
 // result is what the oracle measured, for the log and RELIABILITY.md.
 type result struct {
 	Objects, Notes, Lists, Watches, Streams, TooMany int
-	Converge                                time.Duration
+	Converge                                         time.Duration
 }
 
 func (r result) String() string {
