@@ -98,6 +98,14 @@
 // controller_runtime_reconcile_time_seconds, controller_runtime_active_workers;
 // kubego_informer_synced{informer}; and leader_election_master_status.
 //
+// # Tracing
+//
+// With ManagerOptions.TracerProvider (or Options.TracerProvider) set to an
+// OpenTelemetry provider, each reconcile is a span ("Reconcile <name>",
+// with the request and its result) and each API request of the Manager's
+// client a child span ("HTTP <method>", with the status code). Without a
+// provider nothing is traced and nothing is paid.
+//
 // # Without a Manager
 //
 // New builds a Controller on any informer.Factory; its Start also starts
