@@ -98,19 +98,24 @@ func TestFailNextFailsExactlyNMatchingRequests(t *testing.T) {
 func TestDelayAddsLatencyUntilRemoved(t *testing.T) {
 	srv := fake.NewServer(fake.Options{})
 	defer srv.Close()
-	c, ctx := client(t, srv, rest.ContentTypeJSON), ctxT(t)
-	remove := srv.Delay(fake.Match{Verb: "list"}, 50*time.Millisecond)
-	start := time.Now()
-	if err := c.Get().Resource("namespaces").Do(ctx).Error(); err != nil {
+	cfg := srv.Config()
+	cfg.MaxRetries = -1
+	c, err := rest.NewClient(cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d < 50*time.Millisecond {
-		t.Fatalf("delayed request took %v", d)
+	ctx := ctxT(t)
+	remove := srv.Delay(fake.Match{Verb: "list", Resource: "namespaces"}, time.Hour)
+	if err := c.Get().Resource("configmaps").Do(ctx).Error(); err != nil {
+		t.Fatalf("non-matching request: %v", err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := c.Get().Resource("namespaces").Do(short).Error(); err == nil {
+		t.Fatal("delayed request finished within 50ms")
 	}
 	remove()
-	short, cancel := context.WithTimeout(ctx, 40*time.Millisecond)
-	defer cancel()
-	if err := c.Get().Resource("namespaces").Do(short).Error(); err != nil {
+	if err := c.Get().Resource("namespaces").Do(ctx).Error(); err != nil {
 		t.Fatalf("after remove: %v", err)
 	}
 }
