@@ -89,19 +89,19 @@ type handlerCopy struct {
 	t        testing.TB
 	mu       sync.Mutex
 	objs     map[string]version
-	lastRV   map[types.UID]uint64 // highest resourceVersion notified per object
-	deletes  map[object]struct{}  // every object whose delete was notified
+	lastRV   map[string]uint64   // highest resourceVersion notified per name
+	deletes  map[object]struct{} // every object whose delete was notified
 	backward []string
 	unknown  int // deletes with finalStateUnknown
 }
 
 func (h *handlerCopy) seen(o *corev1.ConfigMap, what string) {
 	rv := rvNum(h.t, o.ResourceVersion)
-	if last, ok := h.lastRV[o.UID]; ok && rv < last {
+	if last, ok := h.lastRV[o.Name]; ok && rv < last {
 		h.backward = append(h.backward, fmt.Sprintf("%s %s: rv %d after %d", what, o.Name, rv, last))
 	}
-	if rv > h.lastRV[o.UID] {
-		h.lastRV[o.UID] = rv
+	if rv > h.lastRV[o.Name] {
+		h.lastRV[o.Name] = rv
 	}
 }
 
@@ -126,7 +126,9 @@ func (h *handlerCopy) handler() informer.Handler[*corev1.ConfigMap] {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			if unknown {
-				h.unknown++
+				h.unknown++ // carries the last version seen, not the deletion's
+			} else {
+				h.seen(o, "delete")
 			}
 			delete(h.objs, o.Name)
 			h.deletes[object{o.Name, o.UID}] = struct{}{}
@@ -209,7 +211,7 @@ func TestIntegrationChurn2000(t *testing.T) {
 
 	f := informer.NewFactory(c, informer.FactoryOptions{})
 	inf := informer.For[*corev1.ConfigMap](f, informer.ForOptions{Namespace: ns})
-	hc := &handlerCopy{t: t, objs: map[string]version{}, lastRV: map[types.UID]uint64{}, deletes: map[object]struct{}{}}
+	hc := &handlerCopy{t: t, objs: map[string]version{}, lastRV: map[string]uint64{}, deletes: map[object]struct{}{}}
 	if _, err := inf.AddEventHandler(hc.handler(), informer.HandlerOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -225,14 +227,24 @@ func TestIntegrationChurn2000(t *testing.T) {
 	}
 	t.Logf("initial sync of %d in %v", initial, time.Since(t1))
 
-	// The writer: 4 workers, each owning the names ≡ worker (mod 4), one
-	// write per 40 ms each (100 writes/s in all), for 20 s.
+	// The writer: 4 workers, each owning the names ≡ worker (mod 4), at
+	// most one write per 40 ms each (100 writes/s in all), for 20 s. A
+	// write in flight when the 20 s end completes (and is recorded).
 	wl := &writeLog{created: map[string]int64{}, deletedA: map[string]int64{}, deleted: map[object]struct{}{}}
 	const workers, churn, period = 4, 20 * time.Second, 40 * time.Millisecond
 	writeCtx, stopWriting := context.WithTimeout(ctx, churn)
 	defer stopWriting()
 	var writers sync.WaitGroup
 	var writeErrs atomic.Int64
+	var errMu sync.Mutex
+	var errSample []string
+	failed := func(op, name string, err error) {
+		if writeErrs.Add(1) <= 5 {
+			errMu.Lock()
+			errSample = append(errSample, fmt.Sprintf("%s %s: %v", op, name, err))
+			errMu.Unlock()
+		}
+	}
 	for w := range workers {
 		writers.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(w), 42))
@@ -255,9 +267,9 @@ func TestIntegrationChurn2000(t *testing.T) {
 				case op < 3 || len(all) == 0: // create
 					name := fmt.Sprintf("new-%d-%d", w, fresh)
 					fresh++
-					o, err := cms.Create(writeCtx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+					o, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 					if err != nil {
-						writeErrs.Add(1)
+						failed("create", name, err)
 						continue
 					}
 					live[name] = o
@@ -267,16 +279,16 @@ func TestIntegrationChurn2000(t *testing.T) {
 					o := live[name]
 					if o == nil {
 						var err error
-						if o, err = cms.Get(writeCtx, name, metav1.GetOptions{}); err != nil {
-							writeErrs.Add(1)
+						if o, err = cms.Get(ctx, name, metav1.GetOptions{}); err != nil {
+							failed("get", name, err)
 							continue
 						}
 					}
 					o = o.DeepCopy()
 					o.Data = map[string]string{"v": fmt.Sprint(rng.Int())}
-					u, err := cms.Update(writeCtx, o, metav1.UpdateOptions{})
+					u, err := cms.Update(ctx, o, metav1.UpdateOptions{})
 					if err != nil {
-						writeErrs.Add(1)
+						failed("update", name, err)
 						live[name] = nil
 						continue
 					}
@@ -287,13 +299,13 @@ func TestIntegrationChurn2000(t *testing.T) {
 					o := live[name]
 					if o == nil {
 						var err error
-						if o, err = cms.Get(writeCtx, name, metav1.GetOptions{}); err != nil {
-							writeErrs.Add(1)
+						if o, err = cms.Get(ctx, name, metav1.GetOptions{}); err != nil {
+							failed("get", name, err)
 							continue
 						}
 					}
-					if err := cms.Delete(writeCtx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &o.UID}}); err != nil {
-						writeErrs.Add(1)
+					if err := cms.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &o.UID}}); err != nil {
+						failed("delete", name, err)
 						continue
 					}
 					delete(live, name)
@@ -333,8 +345,8 @@ func TestIntegrationChurn2000(t *testing.T) {
 	}
 	writers.Wait()
 	wl.mu.Lock()
-	t.Logf("writer: %d writes (%d failed and were skipped), %d deletes; %d catch-up checks during churn, worst lag %v",
-		wl.writes, writeErrs.Load(), len(wl.deleted), checks, worstLag)
+	t.Logf("writer: %d writes (%d failed and were skipped: %q), %d deletes; %d catch-up checks during churn, worst lag %v",
+		wl.writes, writeErrs.Load(), errSample, len(wl.deleted), checks, worstLag)
 	wl.mu.Unlock()
 
 	// After the writer: the store, then the handler copy, equal a fresh LIST.
