@@ -331,10 +331,9 @@ func (c *Controller) process(ctx context.Context, req Request) {
 		c.metrics.activeWorkers.WithLabelValues(c.name).Set(float64(c.active.Add(1)))
 		defer func() { c.metrics.activeWorkers.WithLabelValues(c.name).Set(float64(c.active.Add(-1))) }()
 	}
-	log := c.log.With("request", req)
 	start := c.clock.Now()
-	rctx, span := startReconcileSpan(withLogger(ctx, log), c.tracer, c.name, req)
-	res, err := c.call(rctx, req, log)
+	rctx, span := startReconcileSpan(withLogger(ctx, c.log, req), c.tracer, c.name, req)
+	res, err := c.call(rctx, req)
 	elapsed := c.clock.Now().Sub(start)
 
 	var result string
@@ -342,14 +341,14 @@ func (c *Controller) process(ctx context.Context, req Request) {
 	case err != nil && errors.Is(err, ErrTerminal):
 		result = "terminal_error"
 		c.queue.Forget(req)
-		log.Error("reconcile failed with a terminal error; not retrying", "err", err)
+		c.log.Error("reconcile failed with a terminal error; not retrying", "request", req, "err", err)
 	case err != nil:
 		result = "error"
 		c.queue.AddRateLimited(req)
 		if ctx.Err() != nil {
-			log.Info("reconcile interrupted by shutdown", "err", err)
+			c.log.Info("reconcile interrupted by shutdown", "request", req, "err", err)
 		} else {
-			log.Error("reconcile failed; retrying", "err", err, "requeues", c.queue.NumRequeues(req))
+			c.log.Error("reconcile failed; retrying", "request", req, "err", err, "requeues", c.queue.NumRequeues(req))
 		}
 	case res.RequeueAfter > 0:
 		result = "requeue_after"
@@ -370,12 +369,12 @@ func (c *Controller) process(ctx context.Context, req Request) {
 
 // call runs the Reconciler, turning a panic into a *PanicError unless
 // panics propagate.
-func (c *Controller) call(ctx context.Context, req Request, log *slog.Logger) (res Result, err error) {
+func (c *Controller) call(ctx context.Context, req Request) (res Result, err error) {
 	if !c.opts.PropagatePanics {
 		defer func() {
 			if v := recover(); v != nil {
 				pe := &PanicError{Request: req, Value: v, Stack: debug.Stack()}
-				log.Error("panic in Reconcile", "panic", panicString(v), "stack", string(pe.Stack))
+				c.log.Error("panic in Reconcile", "request", req, "panic", panicString(v), "stack", string(pe.Stack))
 				if c.metrics != nil {
 					c.metrics.panics.WithLabelValues(c.name).Inc()
 				}

@@ -316,8 +316,8 @@ func TestPanicErrorCarriesTheValue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		errInner := errors.New("inner")
 		var got error
-		c := &Controller{opts: Options{Reconciler: ReconcilerFunc(func(context.Context, Request) (Result, error) { panic(errInner) })}}
-		_, got = c.call(context.Background(), reqA, LoggerFrom(context.Background()))
+		c := &Controller{log: LoggerFrom(context.Background()), opts: Options{Reconciler: ReconcilerFunc(func(context.Context, Request) (Result, error) { panic(errInner) })}}
+		_, got = c.call(context.Background(), reqA)
 		var pe *PanicError
 		if !errors.As(got, &pe) || pe.Request != reqA || !errors.Is(got, errInner) || len(pe.Stack) == 0 {
 			t.Fatalf("call = %v; want a *PanicError for %v wrapping the panic value", got, reqA)
