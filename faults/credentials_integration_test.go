@@ -25,7 +25,57 @@ import (
 // token's Secret, which revokes it. After the server's token cache
 // expires, the watch is cut: the new watch meets 401 and the client must
 // re-read the file and carry on without losing events.
-func TestTokenRotation(t *testing.T) {
+//
+// Scenario 13 (exec plugin): the same rotation, with the token coming from
+// an exec credential plugin (a shell script) whose credentials expire
+// after 2 s: the client must run the plugin again for the first request
+// after expiry.
+func TestCredentialRotation(t *testing.T) {
+	t.Run("token file", func(t *testing.T) {
+		testRotation(t, func(t *testing.T, path string) rest.Authenticator {
+			tf, err := auth.NewTokenFile(auth.TokenFileOptions{Path: path, MaxAge: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tf
+		}, nil)
+	})
+	t.Run("exec plugin with expiring credentials", func(t *testing.T) {
+		var ex *auth.Exec
+		testRotation(t, func(t *testing.T, path string) rest.Authenticator {
+			script := filepath.Join(t.TempDir(), "plugin.sh")
+			if err := os.WriteFile(script, []byte(pluginScript), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			ex, err = auth.NewExec(auth.ExecOptions{Config: auth.ExecConfig{
+				Command: script, APIVersion: auth.ExecAPIV1, InteractiveMode: auth.InteractiveNever,
+				Env: []auth.EnvVar{{Name: "TOKEN_FILE", Value: path}},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ex
+		}, func() {
+			t.Logf("plugin runs: %d", ex.Runs())
+			// One run for the first request; the informer's next request
+			// (after the cut, long past the 2 s expiry) must run it again.
+			if ex.Runs() < 2 {
+				t.Errorf("plugin ran %d times; the expired credential was not refreshed", ex.Runs())
+			}
+		})
+	})
+}
+
+// pluginScript is an exec credential plugin printing the token in
+// $TOKEN_FILE with an expiry 2 s ahead.
+const pluginScript = `#!/bin/sh
+tok=$(cat "$TOKEN_FILE")
+exp=$(date -u -d "+2 seconds" +%Y-%m-%dT%H:%M:%SZ)
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s","expirationTimestamp":"%s"}}' "$tok" "$exp"
+`
+
+func testRotation(t *testing.T, mkAuth func(t *testing.T, path string) rest.Authenticator, after func()) {
 	cp := testenv.Shared(t)
 	admin := newClient(t, cp.Config())
 	p := newTCPProxy(t, apiAddr(t, cp.APIServer().URL()))
@@ -39,11 +89,7 @@ func TestTokenRotation(t *testing.T) {
 		if err := os.WriteFile(tokenPath, []byte(tok), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		tf, err := auth.NewTokenFile(auth.TokenFileOptions{Path: tokenPath, MaxAge: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &rest.Config{Host: p.URL(), TLS: rest.TLSConfig{CAData: cp.CAData()}, Auth: tf}
+		return &rest.Config{Host: p.URL(), TLS: rest.TLSConfig{CAData: cp.CAData()}, Auth: mkAuth(t, tokenPath)}
 	}}
 	r.do(t, func(ctx context.Context, w *watched, wr *writer) {
 		tok, _ := boundToken(t, admin, nsName, "tok-2")
@@ -69,6 +115,9 @@ func TestTokenRotation(t *testing.T) {
 		p.Reset()
 		sleepCtx(ctx, 3*time.Second)
 	})
+	if after != nil {
+		after()
+	}
 }
 
 // boundToken creates (once) a service account "rotator" with admin rights (cluster-admin bound in ns only: aggregated roles such as edit need kube-controller-manager)
