@@ -64,4 +64,3 @@ func (s *Server) ensureNamespace(ns string) error {
 	_, err := s.create(&request{res: res}, u, writeOpts{manager: "fake"}, false)
 	return err
 }
-

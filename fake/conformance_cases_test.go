@@ -63,7 +63,7 @@ func conformanceCases() []conformanceCase {
 			wantStatus(e, err, 409, metav1.StatusReasonAlreadyExists)
 		}},
 		{"CreateInMissingNamespaceIsNotFound", func(e *env) {
-			err := e.c.Post().Namespace(e.ns+"-missing").Resource("configmaps").Body(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}).Do(e.ctx).Error()
+			err := e.c.Post().Namespace(e.ns + "-missing").Resource("configmaps").Body(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}}).Do(e.ctx).Error()
 			wantStatus(e, err, 404, metav1.StatusReasonNotFound)
 		}},
 		{"NamespaceMismatchIsBadRequest", func(e *env) {
@@ -312,9 +312,9 @@ func conformanceCases() []conformanceCase {
 			must(e, e.c.Post().Namespace(e.ns).Resource("pods").Body(newPod("never", corev1.RestartPolicyNever)).Do(e.ctx).Error())
 			must(e, e.c.Post().Namespace(e.ns).Resource("pods").Body(newPod("always", corev1.RestartPolicyAlways)).Do(e.ctx).Error())
 			for sel, want := range map[string][]string{
-				"metadata.name=never":                              {"never"},
-				"spec.restartPolicy=Always":                        {"always"},
-				"spec.restartPolicy!=Always,metadata.name!=x":      {"never"},
+				"metadata.name=never":                            {"never"},
+				"spec.restartPolicy=Always":                      {"always"},
+				"spec.restartPolicy!=Always,metadata.name!=x":    {"never"},
 				"metadata.namespace=" + e.ns + ",spec.nodeName=": {"always", "never"},
 			} {
 				var list corev1.PodList

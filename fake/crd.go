@@ -43,8 +43,8 @@ func crdResources(u map[string]any) []*resource {
 		_, status, _ := unstructured.NestedFieldNoCopy(vm, "subresources", "status")
 		_, scale, _ := unstructured.NestedFieldNoCopy(vm, "subresources", "scale")
 		out = append(out, &resource{
-			gvr: schema.GroupVersionResource{Group: group, Version: name, Resource: plural},
-			gvk: schema.GroupVersionKind{Group: group, Version: name, Kind: kind},
+			gvr:        schema.GroupVersionResource{Group: group, Version: name, Resource: plural},
+			gvk:        schema.GroupVersionKind{Group: group, Version: name, Kind: kind},
 			namespaced: scope == "Namespaced", status: status, scale: scale, generation: true,
 			shortNames: short, categories: cats,
 		})

@@ -45,8 +45,8 @@ func (s *Server) serveNonResource(w http.ResponseWriter, r *http.Request) bool {
 		mt, _ := negotiate(r, true)
 		if p == "/api" {
 			writeTyped(w, mt, http.StatusOK, &metav1.APIVersions{
-				TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
-				Versions: []string{"v1"},
+				TypeMeta:                   metav1.TypeMeta{Kind: "APIVersions"},
+				Versions:                   []string{"v1"},
 				ServerAddressByClientCIDRs: []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: r.Host}},
 			})
 			return true

@@ -46,13 +46,13 @@ func integer(path ...string) fieldGetter {
 // ToSelectableFields of pkg/registry/*/strategy.go).
 var selectableFields = map[schema.GroupKind]map[string]fieldGetter{
 	{Kind: "Pod"}: {
-		"spec.nodeName":           str("spec", "nodeName"),
-		"spec.restartPolicy":      str("spec", "restartPolicy"),
-		"spec.schedulerName":      str("spec", "schedulerName"),
-		"spec.serviceAccountName": str("spec", "serviceAccountName"),
-		"spec.hostNetwork":        boolean("spec", "hostNetwork"),
-		"status.phase":            str("status", "phase"),
-		"status.podIP":            str("status", "podIP"),
+		"spec.nodeName":            str("spec", "nodeName"),
+		"spec.restartPolicy":       str("spec", "restartPolicy"),
+		"spec.schedulerName":       str("spec", "schedulerName"),
+		"spec.serviceAccountName":  str("spec", "serviceAccountName"),
+		"spec.hostNetwork":         boolean("spec", "hostNetwork"),
+		"status.phase":             str("status", "phase"),
+		"status.podIP":             str("status", "podIP"),
 		"status.nominatedNodeName": str("status", "nominatedNodeName"),
 	},
 	{Kind: "Event"}: {
@@ -68,13 +68,13 @@ var selectableFields = map[schema.GroupKind]map[string]fieldGetter{
 		"source":                         str("source", "component"),
 		"type":                           str("type"),
 	},
-	{Kind: "Secret"}:                {"type": str("type")},
-	{Kind: "Namespace"}:             {"status.phase": str("status", "phase")},
-	{Kind: "Node"}:                  {"spec.unschedulable": boolean("spec", "unschedulable")},
-	{Kind: "ReplicationController"}: {"status.replicas": integer("status", "replicas")},
-	{Kind: "Service"}:               {"spec.clusterIP": str("spec", "clusterIP"), "spec.type": str("spec", "type")},
-	{Group: "apps", Kind: "ReplicaSet"}:  {"status.replicas": integer("status", "replicas")},
-	{Group: "batch", Kind: "Job"}:        {"status.successful": integer("status", "succeeded")},
+	{Kind: "Secret"}:                    {"type": str("type")},
+	{Kind: "Namespace"}:                 {"status.phase": str("status", "phase")},
+	{Kind: "Node"}:                      {"spec.unschedulable": boolean("spec", "unschedulable")},
+	{Kind: "ReplicationController"}:     {"status.replicas": integer("status", "replicas")},
+	{Kind: "Service"}:                   {"spec.clusterIP": str("spec", "clusterIP"), "spec.type": str("spec", "type")},
+	{Group: "apps", Kind: "ReplicaSet"}: {"status.replicas": integer("status", "replicas")},
+	{Group: "batch", Kind: "Job"}:       {"status.successful": integer("status", "succeeded")},
 	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: {"spec.signerName": str("spec", "signerName")},
 }
 
@@ -94,8 +94,8 @@ func fieldsOf(res *resource, name string) fieldGetter {
 
 // fieldMatcher is a parsed field selector bound to a resource.
 type fieldMatcher struct {
-	sel  fields.Selector
-	get  map[string]fieldGetter
+	sel fields.Selector
+	get map[string]fieldGetter
 }
 
 // newFieldMatcher parses sel for res. An unknown field is an error the

@@ -66,17 +66,17 @@ var generationKinds = map[string]bool{
 
 // scaleKinds are the built-in kinds with a scale subresource.
 var scaleKinds = map[schema.GroupKind]bool{
-	{Group: "apps", Kind: "Deployment"}:      true,
-	{Group: "apps", Kind: "ReplicaSet"}:      true,
-	{Group: "apps", Kind: "StatefulSet"}:     true,
+	{Group: "apps", Kind: "Deployment"}:        true,
+	{Group: "apps", Kind: "ReplicaSet"}:        true,
+	{Group: "apps", Kind: "StatefulSet"}:       true,
 	{Group: "", Kind: "ReplicationController"}: true,
 }
 
 // registry is the set of served resources. It is built at construction and
 // grows only through Register, under the server's lock.
 type registry struct {
-	byGVR  map[schema.GroupVersionResource]*resource
-	byGVK  map[schema.GroupVersionKind]*resource
+	byGVR map[schema.GroupVersionResource]*resource
+	byGVK map[schema.GroupVersionKind]*resource
 }
 
 func newRegistry() *registry {

@@ -13,10 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/apimachinery/pkg/util/rand"
 )
 
 var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
@@ -338,11 +338,11 @@ func (s *Server) remove(o *object) *object {
 
 // deleteOpts are the parts of DeleteOptions the server honours.
 type deleteOpts struct {
-	propagation  metav1.DeletionPropagation
-	gracePeriod  *int64
-	precondUID   *types.UID
-	precondRV    *string
-	dryRun       bool
+	propagation metav1.DeletionPropagation
+	gracePeriod *int64
+	precondUID  *types.UID
+	precondRV   *string
+	dryRun      bool
 }
 
 // delete deletes o, or marks it for deletion when finalizers (or a kubelet)
@@ -538,7 +538,6 @@ func (s *Server) maybeFinalizeNamespace(name string) *object {
 	}
 	return s.remove(ns)
 }
-
 
 // initPodStatus gives a new pod the status kube-apiserver gives it: phase
 // Pending and its QoS class.
