@@ -196,8 +196,9 @@ func (i *Informer[T]) LastSyncResourceVersion() string {
 // It returns early with ErrStopped as cause if Run ends before the sync,
 // and returns early with Permanent set once Options.FailFastAfter calls in
 // a row have failed with a permanent error (403, 404, ...; see
-// [IsPermanent]): waiting longer would not help. The informer keeps
-// running and retrying in both cases of early return but the first.
+// [IsPermanent]): waiting longer would not help. After that early return
+// the informer keeps running and retrying (RBAC may be granted, a CRD
+// installed); a later call returns nil once it has synced.
 func (i *Informer[T]) WaitForSync(ctx context.Context) error {
 	for {
 		select {
