@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"github.com/kubego/kubego/informer"
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -29,12 +30,14 @@ func (e *UnknownTypeError) Error() string {
 	return msg
 }
 
-// Unwrap returns ErrUnknownType and the cause.
+// Unwrap returns ErrUnknownType, informer.ErrPermanent (retrying cannot
+// help, so an informer over such a type fails WaitForSync fast) and the
+// cause.
 func (e *UnknownTypeError) Unwrap() []error {
 	if e.Cause == nil {
-		return []error{ErrUnknownType}
+		return []error{ErrUnknownType, informer.ErrPermanent}
 	}
-	return []error{ErrUnknownType, e.Cause}
+	return []error{ErrUnknownType, informer.ErrPermanent, e.Cause}
 }
 
 // ErrScope is wrapped by *ScopeError.
