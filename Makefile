@@ -38,3 +38,11 @@ vet:
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh
+
+## bench: the side-by-side performance suite against client-go v0.37.2
+## (bench/, a separate module). Knobs: BENCH_RUNS (3), BENCH_PODS (20000),
+## BENCH_WQ_KEYS (1000000), BENCH_ONLY (comma-separated benchmarks),
+## PROFILE=1 (CPU and heap profiles of the kubego side into
+## bench/results/profiles/). Writes bench/results/latest.{json,md,svg}.
+bench: controlplane
+	cd bench && BENCH_RUNS=$(BENCH_RUNS) BENCH_PODS=$(BENCH_PODS) BENCH_WQ_KEYS=$(BENCH_WQ_KEYS) BENCH_ONLY=$(BENCH_ONLY) PROFILE=$(PROFILE) $(GO) run ./cmd/runner

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// sample is one process's measurements.
+type sample map[string]float64
+
+// row is one metric of one benchmark, compared.
+type row struct {
+	Benchmark string    `json:"benchmark"`
+	Metric    string    `json:"metric"`
+	Kubego    float64   `json:"kubego"`
+	ClientGo  float64   `json:"client_go"`
+	Ratio     float64   `json:"ratio"`
+	Target    string    `json:"target,omitempty"`
+	Met       *bool     `json:"met,omitempty"`
+	KubegoAll []float64 `json:"kubego_runs"`
+	CGAll     []float64 `json:"client_go_runs"`
+}
+
+type report struct {
+	Started         string   `json:"started"`
+	Seconds         float64  `json:"seconds"`
+	PopulateSeconds float64  `json:"populate_seconds"`
+	Runs            int      `json:"runs"`
+	Pods            int      `json:"pods"`
+	GOMAXPROCS      int      `json:"gomaxprocs"`
+	LoadBefore      string   `json:"loadavg_before"`
+	LoadAfter       string   `json:"loadavg_after"`
+	Rows            []row    `json:"rows"`
+	Missing         []string `json:"missing,omitempty"`
+
+	raw   map[string]map[string][]sample // benchmark → impl → runs
+	order []string
+}
+
+// target is a DESIGN.md §6 target on a ratio (or, for the relist, on
+// kubego's own value).
+type target struct {
+	text string
+	ok   func(r row) bool
+}
+
+var targets = map[string]target{
+	"sync/sync_seconds":             {"≤ 0.7", func(r row) bool { return r.Ratio <= 0.7 }},
+	"sync/live_heap_mb":             {"≤ 0.5", func(r row) bool { return r.Ratio <= 0.5 }},
+	"sync/peak_rss_mb":              {"≤ 0.6", func(r row) bool { return r.Ratio <= 0.6 }},
+	"relist/relist_peak_heap_ratio": {"kubego ≤ 1.3", func(r row) bool { return r.Kubego <= 1.3 }},
+	"workqueue/adds_per_sec":        {"≥ 2.0", func(r row) bool { return r.Ratio >= 2.0 }},
+	"workqueue/bytes_per_add":       {"≤ 0.5", func(r row) bool { return r.Ratio <= 0.5 }},
+	"labeler/labeler_over_bare":     {"kubego ≤ 1.1", func(r row) bool { return r.Kubego <= 1.1 }},
+}
+
+// shown lists, per benchmark, the metrics printed in the table (all are
+// in the JSON).
+var shown = map[string][]string{
+	"sync":          {"sync_seconds", "live_heap_mb", "peak_rss_mb", "total_alloc_mb"},
+	"sync-metadata": {"sync_seconds", "live_heap_mb", "peak_rss_mb", "total_alloc_mb"},
+	"sync-dynamic":  {"sync_seconds", "live_heap_mb", "peak_rss_mb", "total_alloc_mb"},
+	"relist":        {"relist_peak_heap_ratio", "relist_peak_live_ratio", "relist_seconds"},
+	"watch":         {"watch_p50_ms", "watch_p99_ms", "watch_events_per_sec"},
+	"list":          {"list_json_us_per_obj", "list_json_bytes_per_obj", "list_protobuf_us_per_obj", "list_protobuf_bytes_per_obj"},
+	"workqueue":     {"adds_per_sec", "bytes_per_add", "cpu_ns_per_add"},
+	"labeler":       {"labeler_over_bare", "labeler_seconds", "bare_seconds"},
+}
+
+// ab runs a benchmark o.runs times per library, alternating kubego and
+// client-go, each in a fresh process.
+func (rep *report) ab(ctx context.Context, o options, name string, argv func(impl string) []string) error {
+	for r := 1; r <= o.runs; r++ {
+		for _, impl := range []string{"kubego", "client-go"} {
+			args := argv(impl)
+			if o.profile && impl == "kubego" && r == 1 && name != "workqueue" {
+				base := filepath.Join(o.out, "profiles", name)
+				args = append(args, "-cpuprofile", base+".cpu.pprof", "-memprofile", base+".heap.pprof")
+			} else if o.profile && impl == "kubego" && r == 1 {
+				args = append(args, "-cpuprofile", filepath.Join(o.out, "profiles", name+".cpu.pprof"))
+			}
+			logf("%s run %d/%d: %s", name, r, o.runs, impl)
+			s, err := runOne(ctx, args)
+			if err != nil {
+				return fmt.Errorf("%s %s run %d: %w", name, impl, r, err)
+			}
+			logf("  %s", s.brief(shown[name]))
+			rep.add(name, impl, s)
+		}
+	}
+	return nil
+}
+
+func (rep *report) add(name, impl string, s sample) {
+	if rep.raw == nil {
+		rep.raw = map[string]map[string][]sample{}
+	}
+	if rep.raw[name] == nil {
+		rep.raw[name] = map[string][]sample{}
+		rep.order = append(rep.order, name)
+	}
+	rep.raw[name][impl] = append(rep.raw[name][impl], s)
+}
+
+func (s sample) brief(keys []string) string {
+	var b strings.Builder
+	for _, k := range keys {
+		if v, ok := s[k]; ok {
+			fmt.Fprintf(&b, "%s=%.4g ", k, v)
+		}
+	}
+	return b.String()
+}
+
+// runOne runs one benchmark process and parses the last JSON line of its
+// stdout: either {"metrics": {...}} or a flat object of numbers.
+func runOne(ctx context.Context, argv []string) (sample, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%w: %s", err, tail(errb.String(), 2000))
+	}
+	var last string
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "{") {
+			last = l
+		}
+	}
+	if last == "" {
+		return nil, fmt.Errorf("no JSON result on stdout; stderr: %s", tail(errb.String(), 2000))
+	}
+	return parseSample(last)
+}
+
+func parseSample(line string) (sample, error) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		return nil, err
+	}
+	src := m
+	if inner, ok := m["metrics"].(map[string]any); ok {
+		src = inner
+	}
+	s := sample{}
+	for k, v := range src {
+		if f, ok := v.(float64); ok {
+			s[k] = f
+		}
+	}
+	return s, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// labeler runs bench/labeler (kubego only: the labeler controller against
+// a bare update loop on the same client, on its own control plane).
+func (rep *report) labeler(ctx context.Context, o options, bin string) error {
+	logf("labeler: %d Deployments, %d rounds (its own control plane)", o.labelerN, o.runs)
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-n", fmt.Sprint(o.labelerN), "-rounds", fmt.Sprint(o.runs))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%w: %s", err, tail(errb.String(), 1500))
+	}
+	var bare, ctl []float64
+	for _, l := range strings.Split(out.String(), "\n") {
+		var r struct {
+			Mode    string  `json:"mode"`
+			Seconds float64 `json:"seconds"`
+		}
+		if json.Unmarshal([]byte(l), &r) != nil {
+			continue
+		}
+		switch r.Mode {
+		case "bare":
+			bare = append(bare, r.Seconds)
+		case "labeler":
+			ctl = append(ctl, r.Seconds)
+		}
+	}
+	if len(bare) == 0 || len(ctl) == 0 {
+		return fmt.Errorf("no results in its output: %s", tail(out.String(), 500))
+	}
+	for i := range min(len(bare), len(ctl)) {
+		rep.add("labeler", "kubego", sample{"labeler_seconds": ctl[i], "bare_seconds": bare[i], "labeler_over_bare": ctl[i] / bare[i]})
+	}
+	logf("  labeler %v bare %v", ctl, bare)
+	return nil
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// finish computes the rows: medians per library and their ratio.
+func (rep *report) finish() {
+	for _, name := range rep.order {
+		byImpl := rep.raw[name]
+		keys := map[string]bool{}
+		for _, ss := range byImpl {
+			for _, s := range ss {
+				for k := range s {
+					keys[k] = true
+				}
+			}
+		}
+		metrics := append([]string(nil), shown[name]...)
+		var extra []string
+		for k := range keys {
+			if !contains(metrics, k) {
+				extra = append(extra, k)
+			}
+		}
+		sort.Strings(extra)
+		for _, k := range append(metrics, extra...) {
+			if !keys[k] {
+				continue
+			}
+			var a, b []float64
+			for _, s := range byImpl["kubego"] {
+				if v, ok := s[k]; ok {
+					a = append(a, v)
+				}
+			}
+			for _, s := range byImpl["client-go"] {
+				if v, ok := s[k]; ok {
+					b = append(b, v)
+				}
+			}
+			r := row{Benchmark: name, Metric: k, Kubego: median(a), ClientGo: median(b), KubegoAll: a, CGAll: b}
+			if len(b) > 0 && r.ClientGo != 0 {
+				r.Ratio = r.Kubego / r.ClientGo
+			}
+			if t, ok := targets[name+"/"+k]; ok {
+				r.Target = t.text
+				met := t.ok(r)
+				r.Met = &met
+			}
+			rep.Rows = append(rep.Rows, r)
+		}
+	}
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// table renders the shown rows as Markdown.
+func (rep *report) table() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nkubego vs client-go v0.37.2 — %d Pods, medians of %d runs each, GOMAXPROCS %d, load average %s → %s, %.0f s total\n\n",
+		rep.Pods, rep.Runs, rep.GOMAXPROCS, rep.LoadBefore, rep.LoadAfter, rep.Seconds)
+	b.WriteString("| benchmark | metric | kubego | client-go | kubego/client-go | target | met |\n|---|---|---:|---:|---:|---|---|\n")
+	for _, r := range rep.Rows {
+		if !contains(shown[r.Benchmark], r.Metric) {
+			continue
+		}
+		cg, ratio := fmtNum(r.ClientGo), fmt.Sprintf("%.2f", r.Ratio)
+		if len(r.CGAll) == 0 {
+			cg, ratio = "—", "—"
+		}
+		met := ""
+		if r.Met != nil {
+			met = map[bool]string{true: "yes", false: "**no**"}[*r.Met]
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Benchmark, r.Metric, fmtNum(r.Kubego), cg, ratio, r.Target, met)
+	}
+	for _, m := range rep.Missing {
+		fmt.Fprintf(&b, "\nmissing: %s\n", m)
+	}
+	return b.String()
+}
+
+func fmtNum(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.3g", v)
+	}
+}
+
+func (rep *report) write(dir string) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "latest.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "latest.md"), []byte(rep.table()), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "latest.svg"), []byte(rep.svg()), 0o644)
+}

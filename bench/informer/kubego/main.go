@@ -1,0 +1,144 @@
+// Command kubego runs one scenario of the suite with kubego: informers
+// through informer.NewFactory on a client.Client (library defaults:
+// protobuf, managedFields dropped, streaming initial list).
+package main
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	informerbench "github.com/kubego/kubego/bench/informer"
+	"github.com/kubego/kubego/bench/internal/fixture"
+	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/client/clientset"
+	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/kubeconfig"
+	"github.com/kubego/kubego/rest"
+)
+
+func main() { informerbench.Main("kubego", driver{}) }
+
+type driver struct{}
+
+func config(path string) (*rest.Config, error) {
+	cc, err := kubeconfig.Load(kubeconfig.Options{Path: path})
+	if err != nil {
+		return nil, err
+	}
+	return cc.Config, nil
+}
+
+func newClient(path string) (*client.Client, error) {
+	cfg, err := config(path)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := rest.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return client.New(rc, client.Options{}), nil
+}
+
+var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+func run[T informer.Object](ctx context.Context, f *informer.Factory, inf *informer.Informer[T], onUpdate func()) (func() (any, int), error) {
+	if _, err := inf.AddEventHandler(informer.HandlerFuncs[T]{
+		UpdateFunc: func(_, _ T) { onUpdate() },
+	}, informer.HandlerOptions{}); err != nil {
+		return nil, err
+	}
+	f.Start(ctx)
+	if err := f.WaitForSync(ctx); err != nil {
+		return nil, err
+	}
+	return func() (any, int) {
+		items := inf.Lister().List(labels.Everything())
+		return items, len(items)
+	}, nil
+}
+
+func (driver) SyncPods(ctx context.Context, path string, form informerbench.Form, onUpdate func()) (func() (any, int), error) {
+	c, err := newClient(path)
+	if err != nil {
+		return nil, err
+	}
+	f := informer.NewFactory(c, informer.FactoryOptions{})
+	opts := informer.ForOptions{Namespace: fixture.PodNamespace}
+	switch form {
+	case informerbench.Metadata:
+		return run(ctx, f, informer.ForMetadata(f, podsGVR, opts), onUpdate)
+	case informerbench.Dynamic:
+		return run(ctx, f, informer.ForResource(f, podsGVR, opts), onUpdate)
+	default:
+		return run(ctx, f, informer.For[*corev1.Pod](f, opts), onUpdate)
+	}
+}
+
+func (driver) WatchConfigMaps(ctx context.Context, path string, onUpdate func(rv string)) (func(context.Context, int, string) (string, error), error) {
+	c, err := newClient(path)
+	if err != nil {
+		return nil, err
+	}
+	f := informer.NewFactory(c, informer.FactoryOptions{})
+	inf := informer.For[*corev1.ConfigMap](f, informer.ForOptions{Namespace: fixture.WatchNamespace})
+	if _, err := inf.AddEventHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
+		UpdateFunc: func(_, cm *corev1.ConfigMap) { onUpdate(cm.ResourceVersion) },
+	}, informer.HandlerOptions{}); err != nil {
+		return nil, err
+	}
+	f.Start(ctx)
+	if err := f.WaitForSync(ctx); err != nil {
+		return nil, err
+	}
+	cms := client.For[*corev1.ConfigMap](c).Namespace(fixture.WatchNamespace)
+	local := make([]*corev1.ConfigMap, fixture.WatchConfigMaps)
+	for i := range local {
+		cm, ok := inf.Lister().Namespace(fixture.WatchNamespace).Get(fixture.ConfigMap(i).Name)
+		if !ok {
+			return nil, &missingError{fixture.ConfigMap(i).Name}
+		}
+		local[i] = cm.DeepCopy()
+	}
+	return func(ctx context.Context, i int, seq string) (string, error) {
+		cm := local[i]
+		cm.Data["seq"] = seq
+		out, err := cms.Update(ctx, cm, metav1.UpdateOptions{})
+		if err != nil {
+			return "", err
+		}
+		local[i] = out
+		return out.ResourceVersion, nil
+	}, nil
+}
+
+type missingError struct{ name string }
+
+func (e *missingError) Error() string { return "configmap " + e.name + " not in the cache" }
+
+func (driver) ListPods(path string, protobuf bool) (func(context.Context, int64) (int, error), error) {
+	cfg, err := config(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg.ContentType = rest.ContentTypeJSON
+	if protobuf {
+		cfg.ContentType = rest.ContentTypeProtobuf
+	}
+	cs, err := clientset.NewForConfig(cfg, client.Options{})
+	if err != nil {
+		return nil, err
+	}
+	pods := cs.CoreV1().Pods(fixture.PodNamespace)
+	return func(ctx context.Context, limit int64) (int, error) {
+		l, err := pods.List(ctx, metav1.ListOptions{Limit: limit})
+		if err != nil {
+			return 0, err
+		}
+		return len(l.Items), nil
+	}, nil
+}
