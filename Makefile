@@ -6,7 +6,7 @@ GO ?= go
 FUZZTIME ?= 5s
 TEST_TIMEOUT ?= 60m
 
-.PHONY: test demo dev controlplane unit fuzz vet bench
+.PHONY: test demo dev controlplane unit fuzz vet bench test-faults
 
 ## test: vet, build the control plane if needed, run every test with -race
 ## (unit and integration), run each fuzz target briefly, check bench/ builds.
@@ -46,3 +46,8 @@ fuzz:
 ## bench/results/profiles/). Writes bench/results/latest.{json,md,svg}.
 bench: controlplane
 	cd bench && BENCH_RUNS=$(BENCH_RUNS) BENCH_PODS=$(BENCH_PODS) BENCH_WQ_KEYS=$(BENCH_WQ_KEYS) BENCH_ONLY=$(BENCH_ONLY) PROFILE=$(PROFILE) $(GO) run ./cmd/runner
+
+## test-faults: the fault-injection suite with its long scenarios and known
+## failures (see RELIABILITY.md); make test runs the default set.
+test-faults: controlplane
+	KUBEGO_FAULTS=long $(GO) test -race -count=1 -timeout 20m -v ./faults/

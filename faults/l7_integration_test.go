@@ -180,7 +180,6 @@ func TestDuplicatedAndReplayedEvents(t *testing.T) {
 		})
 	})
 	t.Run("replayed", func(t *testing.T) {
-		knownFailure(t, "replayed older watch events are applied: notifications go back in resourceVersion")
 		_, p, r := l7Run(t)
 		r.do(t, func(ctx context.Context, w *watched, wr *writer) {
 			var seen [][]byte
@@ -206,9 +205,9 @@ func TestDuplicatedAndReplayedEvents(t *testing.T) {
 // Scenario 7: hung responses (headers, then nothing) and slow LIST bodies.
 func TestHungAndSlowResponses(t *testing.T) {
 	t.Run("hung LIST", func(t *testing.T) {
-		knownFailure(t, "a LIST whose body stops after the headers blocks the reflector with no timeout; the informer never syncs")
 		_, p, r := l7Run(t)
 		r.Reflector.DisableStreaming = true
+		r.Reflector.ListTimeout = 5 * time.Second
 		r.Setup = func() {
 			p.add(&l7Rule{Match: isCMList, Times: 1, Respond: func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
@@ -224,7 +223,6 @@ func TestHungAndSlowResponses(t *testing.T) {
 		r.do(t, func(ctx context.Context, w *watched, wr *writer) {})
 	})
 	t.Run("hung watch", func(t *testing.T) {
-		knownFailure(t, "a watch whose server sends headers and then nothing is not bounded by the client; events are missed until the connection ends")
 		_, p, r := l7Run(t)
 		r.Reflector.MinWatchTimeout = 2 * time.Second // timeoutSeconds in [2, 4)
 		r.do(t, func(ctx context.Context, w *watched, wr *writer) {

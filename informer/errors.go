@@ -13,6 +13,15 @@ import (
 // falls back to a paginated LIST.
 var ErrInitialEventsNotFinished = errors.New("initial events stream did not finish")
 
+// ErrWatchStalled means a watch stayed open well past the timeoutSeconds
+// the reflector asked for: the server (or something between) stopped
+// sending. The reflector abandons the watch and watches again.
+var ErrWatchStalled = errors.New("watch stalled past its timeout")
+
+// ErrListTimeout means a LIST page did not arrive within
+// ReflectorOptions.ListTimeout.
+var ErrListTimeout = errors.New("LIST page timed out")
+
 // ErrNotSynced is wrapped by every *[SyncError]: the cache has not synced.
 var ErrNotSynced = errors.New("informer not synced")
 

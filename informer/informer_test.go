@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -309,7 +310,7 @@ func TestHandlers(t *testing.T) {
 			defer stop()
 			inf.WaitForSync(t.Context())
 			for i := range 100 {
-				w.Add(cm("ns", "o"+string(rune('a'+i%26))+string(rune('a'+i/26)), "1"))
+				w.Add(cm("ns", "o"+string(rune('a'+i%26))+string(rune('a'+i/26)), strconv.Itoa(11+i)))
 			}
 			synctest.Wait()
 			if n := len(fast.take()); n != 100 {

@@ -3,6 +3,8 @@ package informer
 import (
 	"context"
 	"errors"
+	"fmt"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"log/slog"
 	"math/rand/v2"
 	"reflect"
@@ -50,8 +52,16 @@ type ReflectorOptions struct {
 	InitialEventsTimeout time.Duration
 	// MinWatchTimeout is the lower bound of the randomised watch
 	// timeoutSeconds, which lies in [MinWatchTimeout, 2×MinWatchTimeout).
-	// 0 means five minutes.
+	// 0 means five minutes. The server ends a watch after timeoutSeconds;
+	// if a watch is still open a grace period later (a quarter of the
+	// timeout, between 2 and 30 seconds) the reflector abandons it with
+	// ErrWatchStalled and watches again, so a server that sends headers and
+	// then nothing cannot freeze the cache.
 	MinWatchTimeout time.Duration
+	// ListTimeout bounds each LIST page request; a page that has not fully
+	// arrived by then fails the attempt (and is retried with backoff). 0
+	// means one minute, kube-apiserver's own default request timeout.
+	ListTimeout time.Duration
 	// Backoff configures the delay after failures.
 	Backoff Backoff
 	// Clock is the time source; nil means the wall clock.
@@ -93,10 +103,11 @@ type state[T Object] struct {
 	streaming  bool   // the next NeedState step may try a streaming watch
 	listOnce   bool   // the next NeedState step lists even if streaming is allowed
 	w          watch.Interface
-	deadline   time.Time // Streaming: when to give up on the end bookmark
-	started    time.Time // Watching: when the watch opened
-	events     int       // Watching: events received on the current watch
-	initial    []T       // Streaming: collected initial objects
+	deadline   time.Time     // Streaming: when to give up on the end bookmark
+	started    time.Time     // Watching: when the watch opened
+	watchFor   time.Duration // the current watch's timeoutSeconds
+	events     int           // Watching: events received on the current watch
+	initial    []T           // Streaming: collected initial objects
 	backoff    backoffState
 }
 
@@ -139,6 +150,9 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 	}
 	if opts.MinWatchTimeout <= 0 {
 		opts.MinWatchTimeout = 5 * time.Minute
+	}
+	if opts.ListTimeout <= 0 {
+		opts.ListTimeout = time.Minute
 	}
 	opts.Backoff = opts.Backoff.withDefaults()
 	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: opts.Clock, log: opts.Logger}
@@ -263,13 +277,22 @@ func (r *Reflector[T]) step(ctx context.Context, s *state[T], now time.Time) tim
 	return 0
 }
 
-func (r *Reflector[T]) watchTimeout() *int64 {
+// watchTimeout picks the timeoutSeconds of the next watch and records it in
+// s, so that consume can bound the watch on the client side too.
+func (r *Reflector[T]) watchTimeout(s *state[T]) *int64 {
 	min := int64(r.opts.MinWatchTimeout / time.Second)
 	if min < 1 {
 		min = 1
 	}
 	t := min + rand.Int64N(min)
+	s.watchFor = time.Duration(t) * time.Second
 	return &t
+}
+
+// watchGrace is how long past its timeoutSeconds a watch may stay open
+// before the reflector gives up on it.
+func watchGrace(timeout time.Duration) time.Duration {
+	return max(2*time.Second, min(30*time.Second, timeout/4))
 }
 
 func (r *Reflector[T]) openStream(ctx context.Context, s *state[T], now time.Time) time.Duration {
@@ -281,7 +304,7 @@ func (r *Reflector[T]) openStream(ctx context.Context, s *state[T], now time.Tim
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 		SendInitialEvents:    &yes,
 		AllowWatchBookmarks:  true,
-		TimeoutSeconds:       r.watchTimeout(),
+		TimeoutSeconds:       r.watchTimeout(s),
 	}
 	w, err := r.lw.Watch(ctx, opts)
 	if err != nil {
@@ -408,10 +431,15 @@ func (r *Reflector[T]) list(ctx context.Context, s *state[T], now time.Time) tim
 	var items []T
 	var rv string
 	for {
-		page, err := r.lw.List(ctx, opts)
+		pageCtx, cancel := context.WithTimeout(ctx, r.opts.ListTimeout)
+		page, err := r.lw.List(pageCtx, opts)
+		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				return 0
+			}
+			if pageCtx.Err() != nil {
+				err = fmt.Errorf("%w: no complete LIST page after %s: %w", ErrListTimeout, r.opts.ListTimeout, err)
 			}
 			r.fail(err)
 			if (isExpired(err) || isTooLarge(err)) && s.relistFrom != "" {
@@ -457,7 +485,7 @@ func (r *Reflector[T]) openWatch(ctx context.Context, s *state[T], now time.Time
 		FieldSelector:       r.opts.FieldSelector,
 		ResourceVersion:     s.rv,
 		AllowWatchBookmarks: true,
-		TimeoutSeconds:      r.watchTimeout(),
+		TimeoutSeconds:      r.watchTimeout(s),
 	}
 	w, err := r.lw.Watch(ctx, opts)
 	if err != nil {
@@ -502,10 +530,15 @@ func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 			return s.backoff.next(now)
 		}
 	}
+	deadline := s.started.Add(s.watchFor + watchGrace(s.watchFor))
+	stalled, stopTimer := r.clock.NewTimer(deadline.Sub(r.clock.Now()))
+	defer stopTimer()
 	for {
 		select {
 		case <-ctx.Done():
 			return 0
+		case <-stalled:
+			return end(fmt.Errorf("%w: still open %s after its timeout of %s", ErrWatchStalled, watchGrace(s.watchFor), s.watchFor))
 		case ev, ok := <-s.w.ResultChan():
 			if !ok {
 				if ctx.Err() != nil {
@@ -521,6 +554,15 @@ func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 					return end(typeErr[T](ev.Object))
 				}
 				rv := obj.GetResourceVersion()
+				if notAfter(rv, s.rv) {
+					// A watch delivers events in increasing
+					// resourceVersion after the version it started
+					// from; an event at or before the last one applied
+					// is a duplicate or a replay and would move the
+					// cache back in time.
+					r.log.Debug("dropping a watch event that is not newer than the last one", "reflector", r.opts.Name, "resourceVersion", rv, "last", s.rv)
+					continue
+				}
 				obj = r.sink.Prepare(obj)
 				switch ev.Type {
 				case watch.Added:
@@ -533,7 +575,7 @@ func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 				s.rv = rv
 				r.setRV(rv, false)
 			case watch.Bookmark:
-				if m, ok := ev.Object.(metav1.Object); ok && m.GetResourceVersion() != "" {
+				if m, ok := ev.Object.(metav1.Object); ok && m.GetResourceVersion() != "" && !notAfter(m.GetResourceVersion(), s.rv) {
 					s.rv = m.GetResourceVersion()
 					r.setRV(s.rv, false)
 				}
@@ -585,6 +627,17 @@ func statusErr(obj any) error {
 
 func typeErr[T Object](obj any) error {
 	return &TypeError{Want: reflect.TypeFor[T](), Got: reflect.TypeOf(obj)}
+}
+
+// notAfter reports whether resourceVersion rv is known to be at or before
+// last. Versions that are not comparable integers (a server not backed by
+// etcd) are never filtered.
+func notAfter(rv, last string) bool {
+	if rv == "" || last == "" {
+		return false
+	}
+	c, err := resourceversion.CompareResourceVersion(rv, last)
+	return err == nil && c <= 0
 }
 
 func isExpired(err error) bool { return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) }
