@@ -153,7 +153,9 @@ func TestWorkersDoNotStartBeforeEverySourceSynced(t *testing.T) {
 		src.gate = make(chan struct{})
 		rec := &recorder{}
 		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
-		time.Sleep(time.Minute)
+		// Less than the reflector's LIST timeout (1 min): the LIST is
+		// still pending when the gate opens.
+		time.Sleep(30 * time.Second)
 		synctest.Wait()
 		if rec.total() != 0 || h.ctl.Started() || h.ctl.HasSynced() {
 			t.Fatalf("before sync: %d reconciles, started=%v, synced=%v", rec.total(), h.ctl.Started(), h.ctl.HasSynced())
