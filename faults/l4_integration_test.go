@@ -154,7 +154,9 @@ func testAPIServerDown(t *testing.T, as1, as2 *testenv.APIServer, graceful bool)
 		do(t, func(ctx context.Context, w *watched, wr *writer) {
 			start := time.Now()
 			if graceful {
-				as1.Stop()
+				// Long enough for the 2 s shutdown delay and the drain:
+				// the server exits by itself, answering 429 meanwhile.
+				as1.StopWithGrace(20 * time.Second)
 			} else {
 				as1.Kill()
 			}

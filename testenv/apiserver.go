@@ -133,13 +133,18 @@ func (as *APIServer) Config() *rest.Config {
 	}
 }
 
-// Stop terminates the process gracefully (SIGTERM, a short grace, then
-// SIGKILL). A test control plane has nothing to drain, so the grace is short.
-func (as *APIServer) Stop() {
+// Stop terminates the process gracefully: SIGTERM, then SIGKILL after
+// Options.StopGrace (3 s by default: a test control plane has nothing to
+// drain).
+func (as *APIServer) Stop() { as.StopWithGrace(as.cp.opts.StopGrace) }
+
+// StopWithGrace is Stop with an explicit grace period, for tests that watch a
+// server drain (--shutdown-delay-duration, --shutdown-send-retry-after).
+func (as *APIServer) StopWithGrace(grace time.Duration) {
 	as.mu.Lock()
 	p := as.proc
 	as.mu.Unlock()
-	p.stop(3 * time.Second)
+	p.stop(grace)
 }
 
 // Kill ends the process with SIGKILL at once, as a crash would.

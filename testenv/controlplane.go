@@ -41,6 +41,10 @@ type Options struct {
 	// counting a first build of the binaries. Zero means 90 seconds.
 	StartTimeout time.Duration
 
+	// StopGrace is how long APIServer.Stop waits after SIGTERM before
+	// SIGKILL. Zero means 3 seconds.
+	StopGrace time.Duration
+
 	// Logger receives progress (notably of a first build). Nil discards.
 	Logger *slog.Logger
 
@@ -83,6 +87,9 @@ type ControlPlane struct {
 func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 90 * time.Second
+	}
+	if opts.StopGrace <= 0 {
+		opts.StopGrace = 3 * time.Second
 	}
 	log := opts.Logger
 	if log == nil {
