@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubego/kubego/internal/paging"
 	"iter"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,7 +17,6 @@ const DefaultPageSize = 500
 
 // maxRestarts bounds how often All restarts a list whose continue token
 // expired before giving up with the server's error.
-const maxRestarts = 5
 
 // AllOptions configure All.
 type AllOptions struct {
@@ -63,60 +62,23 @@ func (e *ExpiredError) Unwrap() []error { return []error{ErrSnapshotExpired, e.E
 // a whole is no longer one snapshot. With opts.Snapshot it yields an
 // *ExpiredError instead.
 func (r *Resource[T]) All(ctx context.Context, opts AllOptions) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		lo := opts.List
-		if lo.Continue != "" {
-			yield(zero, invalid("All manages continue tokens; List.Continue must be empty"))
-			return
-		}
-		if lo.Limit == 0 {
-			lo.Limit = DefaultPageSize
-		}
-		first := lo
-		seen := map[string]struct{}{}
-		restarts, yielded, stop := 0, 0, false
-		for {
+	return paging.All(ctx, paging.Walk[T]{
+		List:     opts.List,
+		Snapshot: opts.Snapshot,
+		PageSize: DefaultPageSize,
+		Fetch: func(ctx context.Context, lo metav1.ListOptions) ([]T, string, error) {
 			var page []T
 			lm, err := r.k.list(ctx, &lo, func(o runtime.Object) {
 				if t, ok := o.(T); ok {
 					page = append(page, t)
 				}
 			})
-			if err != nil {
-				if lo.Continue != "" && apierrors.IsResourceExpired(err) {
-					if opts.Snapshot || restarts >= maxRestarts {
-						m, _ := r.k.mapping(ctx)
-						yield(zero, &ExpiredError{Resource: m.Resource, Yielded: yielded, Err: err})
-						return
-					}
-					restarts++
-					lo = first
-					lo.ResourceVersion, lo.ResourceVersionMatch = "", ""
-					continue
-				}
-				yield(zero, err)
-				return
-			}
-			for _, t := range page {
-				key := t.GetNamespace() + "/" + t.GetName()
-				if _, dup := seen[key]; dup {
-					continue
-				}
-				seen[key] = struct{}{}
-				yielded++
-				if !yield(t, nil) {
-					stop = true
-					break
-				}
-			}
-			if stop || lm.Continue == "" {
-				return
-			}
-			lo.Continue = lm.Continue
-			// A continued list is served from the first page's snapshot; the
-			// server refuses a resourceVersion alongside a continue token.
-			lo.ResourceVersion, lo.ResourceVersionMatch = "", ""
-		}
-	}
+			return page, lm.Continue, err
+		},
+		Expired: func(ctx context.Context, err error, yielded int) error {
+			m, _ := r.k.mapping(ctx)
+			return &ExpiredError{Resource: m.Resource, Yielded: yielded, Err: err}
+		},
+		Invalid: func(msg string) error { return invalid("%s", msg) },
+	})
 }

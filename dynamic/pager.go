@@ -4,17 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubego/kubego/internal/paging"
 	"iter"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // DefaultPageSize is the page size of All when AllOptions.List.Limit is 0.
 const DefaultPageSize = 500
-
-const maxRestarts = 5
 
 // AllOptions configure All; see client.AllOptions, which they mirror.
 type AllOptions struct {
@@ -36,50 +34,24 @@ var ErrSnapshotExpired = errors.New("dynamic: list snapshot expired before all p
 // continue token expires it restarts from the current state and skips
 // objects already yielded (by namespace and name), unless opts.Snapshot.
 func (r *Resource) All(ctx context.Context, opts AllOptions) iter.Seq2[*unstructured.Unstructured, error] {
-	return func(yield func(*unstructured.Unstructured, error) bool) {
-		lo := opts.List
-		if lo.Continue != "" {
-			yield(nil, invalid("All manages continue tokens; List.Continue must be empty"))
-			return
-		}
-		if lo.Limit == 0 {
-			lo.Limit = DefaultPageSize
-		}
-		first := lo
-		seen := map[string]struct{}{}
-		restarts := 0
-		for {
+	return paging.All(ctx, paging.Walk[*unstructured.Unstructured]{
+		List:     opts.List,
+		Snapshot: opts.Snapshot,
+		PageSize: DefaultPageSize,
+		Fetch: func(ctx context.Context, lo metav1.ListOptions) ([]*unstructured.Unstructured, string, error) {
 			page, err := r.List(ctx, lo)
 			if err != nil {
-				if lo.Continue != "" && apierrors.IsResourceExpired(err) {
-					if opts.Snapshot || restarts >= maxRestarts {
-						yield(nil, fmt.Errorf("%w: %w", ErrSnapshotExpired, err))
-						return
-					}
-					restarts++
-					lo = first
-					lo.ResourceVersion, lo.ResourceVersionMatch = "", ""
-					continue
-				}
-				yield(nil, err)
-				return
+				return nil, "", err
 			}
+			items := make([]*unstructured.Unstructured, len(page.Items))
 			for i := range page.Items {
-				u := &page.Items[i]
-				key := u.GetNamespace() + "/" + u.GetName()
-				if _, dup := seen[key]; dup {
-					continue
-				}
-				seen[key] = struct{}{}
-				if !yield(u, nil) {
-					return
-				}
+				items[i] = &page.Items[i]
 			}
-			if page.GetContinue() == "" {
-				return
-			}
-			lo.Continue = page.GetContinue()
-			lo.ResourceVersion, lo.ResourceVersionMatch = "", ""
-		}
-	}
+			return items, page.GetContinue(), nil
+		},
+		Expired: func(_ context.Context, err error, _ int) error {
+			return fmt.Errorf("%w: %w", ErrSnapshotExpired, err)
+		},
+		Invalid: func(msg string) error { return invalid("%s", msg) },
+	})
 }
