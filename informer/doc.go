@@ -72,6 +72,24 @@
 // allocating (All); [Store] adds ByIndex, IndexKeys and IndexValues for
 // the indexes given in Options.Indexers. Get returns (object, found).
 //
+// # Memory
+//
+// A cache holds every object of a resource, so its size is what an
+// informer costs. Three things keep it small without changing what readers
+// see:
+//
+//   - managedFields are dropped (above);
+//   - equal values are shared between cached objects: every string, every
+//     small string map (labels, annotations, selectors) and every resource
+//     list (requests, limits) that equals one already seen is replaced by
+//     that one, so the replicas of a Deployment hold their image, env names,
+//     labels and requests once. Quantities get their canonical string fixed
+//     before they are shared, so String on a cached Quantity never writes.
+//     Sharing relies on cached objects being read-only (DeepCopy before
+//     changing them) and is turned off by Options.DisableSharing;
+//   - a relist keeps the cached object for every item whose
+//     resourceVersion did not change, so the fresh copy is garbage at once.
+//
 // # Testing
 //
 // Package informertest has an in-memory Tracker that implements

@@ -52,6 +52,8 @@ type ForOptions struct {
 	TransformName string
 	// KeepManagedFields keeps metadata.managedFields (dropped by default).
 	KeepManagedFields bool
+	// DisableSharing: see Options.DisableSharing.
+	DisableSharing bool
 	// Indexers are added to the informer's cache (see Informer.AddIndexers).
 	Indexers map[string]func(Object) []string
 }
@@ -66,6 +68,7 @@ type factoryKey struct {
 	transform string
 	unique    uint64 // non-zero for an unnamed transform: never shared
 	keepMF    bool
+	distinct  bool
 }
 
 // shared is the type-erased view of an Informer[T] the factory manages.
@@ -139,7 +142,8 @@ func ForMetadata(f *Factory, gvr schema.GroupVersionResource, opts ForOptions) *
 func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, opts ForOptions) *Informer[T] {
 	typ := reflect.TypeFor[T]()
 	key := factoryKey{typ: typ, form: form, gvr: gvr, ns: opts.Namespace, labels: opts.LabelSelector,
-		fields: opts.FieldSelector, transform: opts.TransformName, keepMF: opts.KeepManagedFields}
+		fields: opts.FieldSelector, transform: opts.TransformName, keepMF: opts.KeepManagedFields,
+		distinct: opts.DisableSharing}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if opts.Transform != nil && opts.TransformName == "" {
@@ -160,6 +164,7 @@ func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, o
 		Reflector:             ropts,
 		Indexers:              typedIndexers[T](opts.Indexers),
 		KeepManagedFields:     opts.KeepManagedFields,
+		DisableSharing:        opts.DisableSharing,
 		MutationDetection:     f.opts.MutationDetection,
 		MutationReporter:      f.opts.MutationReporter,
 		MutationCheckInterval: f.opts.MutationCheckInterval,

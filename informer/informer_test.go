@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strconv"
 	"testing"
 	"testing/synctest"
@@ -261,6 +262,38 @@ func TestInformer(t *testing.T) {
 			}
 			if len(b.ManagedFields) != 1 {
 				t.Errorf("KeepManagedFields informer dropped them")
+			}
+		})
+	})
+
+	t.Run("cached objects share equal label maps unless sharing is disabled", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			list := func() listFn {
+				return listOf("9", cm("ns", "a", "1", "app", "web"), cm("ns", "b", "2", "app", "web"), cm("ns", "c", "3", "app", "db"))
+			}
+			shared := New((&fakeLW{}).onList(list()), Options[*corev1.ConfigMap]{Reflector: noStream()})
+			distinct := New((&fakeLW{}).onList(list()), Options[*corev1.ConfigMap]{Reflector: noStream(), DisableSharing: true})
+			s1, s2 := start(t, shared), start(t, distinct)
+			defer s1()
+			defer s2()
+			shared.WaitForSync(t.Context())
+			distinct.WaitForSync(t.Context())
+			same := func(inf *Informer[*corev1.ConfigMap], x, y string) bool {
+				a, _ := inf.Store().Get(Key{"ns", x})
+				b, _ := inf.Store().Get(Key{"ns", y})
+				return reflect.ValueOf(a.Labels).UnsafePointer() == reflect.ValueOf(b.Labels).UnsafePointer()
+			}
+			if !same(shared, "a", "b") {
+				t.Error("equal label maps were not shared")
+			}
+			if same(shared, "a", "c") {
+				t.Error("different label maps were shared")
+			}
+			if same(distinct, "a", "b") {
+				t.Error("DisableSharing informer shared label maps")
+			}
+			if c, _ := shared.Store().Get(Key{"ns", "c"}); c.Labels["app"] != "db" {
+				t.Errorf("labels of c = %v", c.Labels)
 			}
 		})
 	})

@@ -1,0 +1,36 @@
+// Package dedup makes decoded API objects share their equal parts, so that
+// a cache of many similar objects holds each distinct value once.
+//
+// An informer over the Pods of a cluster caches thousands of objects that
+// differ only in a few fields: the replicas of one Deployment carry the same
+// image, the same env names, the same label map and the same requests and
+// limits. A decoder allocates every one of those values again for every
+// object. A [Table] walks each object once, before it is cached, and
+// replaces
+//
+//   - every string by an equal string seen before (the first copy wins),
+//   - every map[string]string (and other maps of string-kind keys and
+//     values, up to [MaxMapEntries] entries) by an equal map seen before,
+//   - every resource list (a map of string-kind keys to resource.Quantity,
+//     such as corev1.ResourceList) by an equal list seen before, after
+//     fixing each Quantity's canonical string so that later String calls on
+//     the shared value no longer write to it.
+//
+// The fields that are unique per object (metadata name, uid,
+// resourceVersion, selfLink) are left alone, so they do not crowd the table.
+//
+// Sharing is only sound for objects nobody changes in place afterwards: a
+// change to a shared map would show in every object that holds it. Objects
+// in an informer cache are read-only by contract (the mutation detector
+// checks it under test), which is exactly where a Table is used.
+//
+// The table remembers values in two generations of bounded size: when the
+// current generation is full it becomes the old one and the previous old one
+// is dropped. A value that keeps recurring is promoted on every hit, so it
+// stays; a value seen once (a name, a hash) ages out. Memory held by the
+// table alone is therefore bounded, and dropping a value from the table
+// never changes an object.
+//
+// A Table is not safe for concurrent use; an informer uses one from its
+// single writer goroutine.
+package dedup
