@@ -13,10 +13,14 @@ import (
 )
 
 const (
-	// Accept asks the server to answer with PartialObjectMetadata.
-	Accept = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
-	// AcceptList asks the server to answer with PartialObjectMetadataList.
-	AcceptList = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+	// Accept asks the server for PartialObjectMetadata, in protobuf when it
+	// can, else in JSON. Get, Patch, Delete and Watch send it.
+	Accept = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1," +
+		"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+	// AcceptList asks the server for a PartialObjectMetadataList, in
+	// protobuf when it can, else in JSON. List and DeleteCollection send it.
+	AcceptList = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1," +
+		"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
 )
 
 // Options configure a Client. The zero value is ready to use.

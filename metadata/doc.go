@@ -1,9 +1,11 @@
 // Package metadata reads and writes only the metadata of objects, as
 // *metav1.PartialObjectMetadata, for any resource. The server strips
-// everything else before sending (Accept
-// "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"), so a
-// controller that needs labels, owners or finalizers of many large objects
-// moves and caches a fraction of the bytes.
+// everything else before sending (the as=PartialObjectMetadata media type
+// parameter of [Accept] and [AcceptList]), so a controller that needs
+// labels, owners or finalizers of many large objects moves and caches a
+// fraction of the bytes. Answers come in protobuf, which is several times
+// cheaper to decode, when the server offers it, and in JSON otherwise;
+// either way the objects carry apiVersion meta.k8s.io/v1 and their kind.
 //
 //	mc := metadata.New(rc, metadata.Options{})
 //	secrets := mc.Resource(schema.GroupVersionResource{Version: "v1", Resource: "secrets"})

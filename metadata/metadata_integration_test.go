@@ -2,6 +2,9 @@ package metadata_test
 
 import (
 	"context"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,5 +66,62 @@ func TestMetadataOfSecrets(t *testing.T) {
 	}
 	if err := secrets.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// contentTypes records the Content-Type of every response.
+type contentTypes struct {
+	mu   sync.Mutex
+	seen map[string]string // method + path + watch → Content-Type
+	next http.RoundTripper
+}
+
+func (c *contentTypes) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+	if err == nil {
+		c.mu.Lock()
+		c.seen[req.Method+" "+req.URL.Path+" watch="+req.URL.Query().Get("watch")] = resp.Header.Get("Content-Type")
+		c.mu.Unlock()
+	}
+	return resp, err
+}
+
+func TestServerAnswersMetadataInProtobuf(t *testing.T) {
+	cfg := testenv.Shared(t).Config()
+	rec := &contentTypes{seen: map[string]string{}}
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { rec.next = rt; return rec }
+	rc, err := rest.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cms := metadata.New(rc, metadata.Options{}).Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("kube-system")
+	list, err := cms.List(ctx, metav1.ListOptions{})
+	if err != nil || len(list.Items) == 0 || list.Kind != "PartialObjectMetadataList" || list.Items[0].Name == "" {
+		t.Fatalf("list %+v %v", list, err)
+	}
+	got, err := cms.Get(ctx, list.Items[0].Name, metav1.GetOptions{})
+	if err != nil || got.Kind != "PartialObjectMetadata" || got.UID != list.Items[0].UID {
+		t.Fatalf("get %+v %v", got, err)
+	}
+	w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := <-w.ResultChan()
+	w.Stop()
+	if o, ok := ev.Object.(*metav1.PartialObjectMetadata); !ok || ev.Type != watch.Added || o.Name == "" || o.Kind != "PartialObjectMetadata" {
+		t.Fatalf("event %v %#v", ev.Type, ev.Object)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for req, ct := range rec.seen {
+		if !strings.HasPrefix(ct, "application/vnd.kubernetes.protobuf") {
+			t.Errorf("%s answered %q, want protobuf", req, ct)
+		}
+	}
+	if len(rec.seen) != 3 {
+		t.Errorf("saw %v, want a list, a get and a watch", rec.seen)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"mime"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
@@ -74,12 +73,19 @@ func (c *Client) decode(body []byte, ct string, into runtime.Object) error {
 	)
 	switch {
 	case isJSON(mt):
+		var handled bool
+		if handled, err = c.decodeJSONInto(body, into); handled {
+			if err != nil {
+				return &DecodeError{ContentType: mt, Err: err}
+			}
+			return nil
+		}
 		out, _, err = c.json.Decode(body, nil, into)
 	case mt == mediaProtobuf:
 		if u, ok := into.(runtime.Unstructured); ok {
 			return c.protoIntoUnstructured(body, u)
 		}
-		out, _, err = c.proto.Decode(body, nil, into)
+		return c.decodeProtobufInto(body, into)
 	default:
 		return &DecodeError{ContentType: mt, Err: ErrUnsupportedMediaType}
 	}
@@ -87,10 +93,7 @@ func (c *Client) decode(body []byte, ct string, into runtime.Object) error {
 		return &DecodeError{ContentType: mt, Err: err}
 	}
 	if out != into {
-		if st, ok := out.(*metav1.Status); ok && st.Status == metav1.StatusFailure {
-			return statusErrorFrom(st, 0)
-		}
-		return &DecodeError{ContentType: mt, Err: fmt.Errorf("server sent %s, which does not decode into %T", kindOf(out), into)}
+		return c.otherKind(mt, out, into)
 	}
 	return nil
 }

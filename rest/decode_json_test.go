@@ -1,0 +1,185 @@
+package rest
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// serializerDecode is the decode that existed before the fast path: the
+// apimachinery JSON serializer, then the same outcome mapping as decode.
+func serializerDecode(c *Client, body []byte, into runtime.Object) error {
+	out, _, err := c.json.Decode(body, nil, into)
+	if err != nil {
+		return &DecodeError{ContentType: mediaJSON, Err: err}
+	}
+	if out != into {
+		if st, ok := out.(*metav1.Status); ok && st.Status == metav1.StatusFailure {
+			return statusErrorFrom(st, 0)
+		}
+		return &DecodeError{ContentType: mediaJSON, Err: errors.New("other kind")}
+	}
+	return nil
+}
+
+// outcome classifies a decode error the way callers see it.
+func outcome(err error) string {
+	var de *DecodeError
+	switch {
+	case err == nil:
+		return "ok"
+	case apierrors.IsNotFound(err):
+		return "status-notfound"
+	case isStatusError(err):
+		return "status"
+	case errors.As(err, &de):
+		return "decode-error"
+	}
+	return "other: " + err.Error()
+}
+
+func TestJSONDecodeMatchesTheSerializer(t *testing.T) {
+	notFound := `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404,"message":"pods \"x\" not found"}`
+	cases := []struct {
+		name string
+		body string
+		into func() runtime.Object
+		want string
+	}{
+		{"a pod into a pod", `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","labels":{"k":"v"}},"spec":{"containers":[{"name":"c","image":"i"}]}}`, newPod, "ok"},
+		{"a pod with apiVersion last", `{"metadata":{"name":"a"},"spec":{},"apiVersion":"v1","kind":"Pod"}`, newPod, "ok"},
+		{"a pod with no type meta takes the target's kind", `{"metadata":{"name":"a"}}`, newPod, "ok"},
+		{"a pod with only a kind", `{"kind":"Pod","metadata":{"name":"a"}}`, newPod, "ok"},
+		{"unknown fields are ignored", `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"},"bogus":{"x":[1,2,"]"]}}`, newPod, "ok"},
+		{"a failure Status where a pod was expected", notFound, newPod, "status-notfound"},
+		{"a success Status where a pod was expected", `{"kind":"Status","apiVersion":"v1","status":"Success"}`, newPod, "decode-error"},
+		{"another kind", `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}`, newPod, "decode-error"},
+		{"another version of the kind", `{"kind":"Deployment","apiVersion":"apps/v1beta1","metadata":{"name":"a"}}`, func() runtime.Object { return &corev1.Pod{} }, "decode-error"},
+		{"a case-folded kind key goes the slow way", `{"Kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"}}`, newPod, "decode-error"},
+		{"a duplicate kind, last wins", `{"kind":"Pod","apiVersion":"v1","kind":"ConfigMap"}`, newPod, "decode-error"},
+		{"a null kind", `{"kind":null,"apiVersion":"v1","metadata":{"name":"a"}}`, newPod, "ok"},
+		{"a kind of the wrong type", `{"kind":7,"apiVersion":"v1"}`, newPod, "decode-error"},
+		{"an escaped kind", `{"kind":"P\u006fd","apiVersion":"v1"}`, newPod, "ok"},
+		{"a bad apiVersion", `{"kind":"Pod","apiVersion":"a/b/c"}`, newPod, "decode-error"},
+		{"a field of the wrong type", `{"kind":"Pod","apiVersion":"v1","metadata":{"name":7}}`, newPod, "decode-error"},
+		{"malformed JSON", `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"`, newPod, "decode-error"},
+		{"trailing garbage", `{"kind":"Pod","apiVersion":"v1"} x`, newPod, "decode-error"},
+		{"an array", `[{"kind":"Pod"}]`, newPod, "decode-error"},
+		{"a list into a list", `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`, func() runtime.Object { return &corev1.PodList{} }, "ok"},
+		{"metadata into an unregistered type", `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a"}}`, func() runtime.Object { return &metav1.PartialObjectMetadata{} }, "ok"},
+		{"an unregistered type with a bad apiVersion", `{"kind":"PartialObjectMetadata","apiVersion":"a/b/c"}`, func() runtime.Object { return &metav1.PartialObjectMetadata{} }, "decode-error"},
+		{"unstructured", `{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"a"}}`, func() runtime.Object { return &unstructured.Unstructured{} }, "ok"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fast, slow := tc.into(), tc.into()
+			gotErr := testCodecClient.decode([]byte(tc.body), "application/json", fast)
+			wantErr := serializerDecode(testCodecClient, []byte(tc.body), slow)
+			if got := outcome(gotErr); got != tc.want {
+				t.Fatalf("decode: %s (%v), want %s", got, gotErr, tc.want)
+			}
+			if got, want := outcome(gotErr), outcome(wantErr); got != want {
+				t.Fatalf("decode: %s (%v), the serializer: %s (%v)", got, gotErr, want, wantErr)
+			}
+			if gotErr == nil && !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("decoded\n%#v\nthe serializer decoded\n%#v", fast, slow)
+			}
+		})
+	}
+}
+
+func newPod() runtime.Object { return &corev1.Pod{} }
+
+func TestPeekTypeMeta(t *testing.T) {
+	cases := []struct {
+		body, apiVersion, kind string
+		ok                     bool
+	}{
+		{`{}`, "", "", true},
+		{` { "kind" : "Pod" , "apiVersion":"v1" } `, "v1", "Pod", true},
+		{`{"a":"x\"}","b":[{"kind":"no"}],"kind":"Pod"}`, "", "Pod", true},
+		{`{"a":"\\","kind":"Pod"}`, "", "Pod", true},
+		{`{"n":-1.5e3,"t":true,"kind":"Pod"}`, "", "Pod", true},
+		{`{"kind":"Pod","kind":"Status"}`, "", "Status", true},
+		{`{"kind":"Pod","kind":null}`, "", "Pod", true},
+		{`{"KIND":"Pod"}`, "", "", false},
+		{`{"k\u0069nd":"Pod"}`, "", "", false},
+		{`{"kind":"P\u006fd"}`, "", "", false},
+		{`{"kind":1}`, "", "", false},
+		{`{"a":}`, "", "", false},
+		{`{"a":"unterminated}`, "", "", false},
+		{`{"a":{"b":1}`, "", "", false},
+		{`[]`, "", "", false},
+		{`null`, "", "", false},
+		{``, "", "", false},
+	}
+	for _, tc := range cases {
+		av, k, ok := peekTypeMeta([]byte(tc.body))
+		if av != tc.apiVersion || k != tc.kind || ok != tc.ok {
+			t.Errorf("peekTypeMeta(%s) = %q, %q, %v; want %q, %q, %v", tc.body, av, k, ok, tc.apiVersion, tc.kind, tc.ok)
+		}
+	}
+}
+
+// FuzzJSONDecodeMatchesTheSerializer checks that the fast path and the
+// serializer agree on every body: same outcome, same decoded object.
+func FuzzJSONDecodeMatchesTheSerializer(f *testing.F) {
+	for _, s := range []string{
+		`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"}}`,
+		`{"kind":"Status","apiVersion":"v1","status":"Failure","code":404,"reason":"NotFound"}`,
+		`{"metadata":{"name":"a"},"kind":"ConfigMap"}`,
+		`{"Kind":"Pod","kind":"Pod","apiVersion":"v1"}`,
+		`{"kind":"Pod","apiVersion":"v1","spec":{"containers":[{"name":"\"}"}]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fast, slow := &corev1.Pod{}, &corev1.Pod{}
+		gotErr := testCodecClient.decode(body, "application/json", fast)
+		wantErr := serializerDecode(testCodecClient, body, slow)
+		if got, want := outcome(gotErr), outcome(wantErr); got != want {
+			t.Fatalf("decode: %s (%v), the serializer: %s (%v)", got, gotErr, want, wantErr)
+		}
+		if gotErr == nil && !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("decoded\n%#v\nthe serializer decoded\n%#v", fast, slow)
+		}
+	})
+}
+
+// BenchmarkDecodeJSONPodList decodes 500 realistic Pods from JSON into a
+// typed list, by the serializer (the former path) and by decode.
+func BenchmarkDecodeJSONPodList(b *testing.B) {
+	var buf bytes.Buffer
+	if err := testCodecClient.json.Encode(realisticPodList(500), &buf); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	for _, bc := range []struct {
+		name   string
+		decode func([]byte, runtime.Object) error
+	}{
+		{"serializer", func(d []byte, o runtime.Object) error { return serializerDecode(testCodecClient, d, o) }},
+		{"decode", func(d []byte, o runtime.Object) error { return testCodecClient.decode(d, mediaJSON, o) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var out corev1.PodList
+				if err := bc.decode(data, &out); err != nil {
+					b.Fatal(err)
+				}
+				if len(out.Items) != 500 {
+					b.Fatal("short list")
+				}
+			}
+		})
+	}
+}

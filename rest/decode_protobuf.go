@@ -1,0 +1,57 @@
+package rest
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// decodeProtobufInto decodes a Kubernetes protobuf body into into. For a
+// registered target the scheme checks the kind: another kind decodes into a
+// new object, a failure Status becomes an *apierrors.StatusError and
+// anything else a *DecodeError. A target the scheme does not know but that
+// has protobuf methods (*metav1.PartialObjectMetadata and its List, for
+// example) takes the message as is, except that a Status is still reported
+// as an error; it is then given the apiVersion and kind of the envelope
+// when it has none, since protobuf messages do not carry them inside.
+func (c *Client) decodeProtobufInto(body []byte, into runtime.Object) error {
+	out, gvk, err := c.proto.Decode(body, nil, into)
+	unregistered := false
+	if _, _, kerr := c.scheme.ObjectKinds(into); runtime.IsNotRegisteredError(kerr) {
+		unregistered = true
+	}
+	if unregistered && isStatusKind(gvk) {
+		if _, isStatus := into.(*metav1.Status); !isStatus {
+			st := &metav1.Status{}
+			if _, _, serr := c.proto.Decode(body, nil, st); serr == nil && st.Status == metav1.StatusFailure {
+				return statusErrorFrom(st, 0)
+			}
+			return &DecodeError{ContentType: mediaProtobuf, Err: fmt.Errorf("server sent %s, which does not decode into %T", gvk, into)}
+		}
+	}
+	if err != nil {
+		return &DecodeError{ContentType: mediaProtobuf, Err: err}
+	}
+	if out != into {
+		return c.otherKind(mediaProtobuf, out, into)
+	}
+	if unregistered && !gvk.Empty() && into.GetObjectKind().GroupVersionKind().Empty() {
+		into.GetObjectKind().SetGroupVersionKind(*gvk)
+	}
+	return nil
+}
+
+func isStatusKind(gvk *schema.GroupVersionKind) bool {
+	return gvk != nil && gvk.Kind == "Status" && gvk.Group == "" && gvk.Version == "v1"
+}
+
+// otherKind is the error for a body that decoded as out instead of into: the
+// server's failure Status as an *apierrors.StatusError, else a *DecodeError.
+func (c *Client) otherKind(mt string, out, into runtime.Object) error {
+	if st, ok := out.(*metav1.Status); ok && st.Status == metav1.StatusFailure {
+		return statusErrorFrom(st, 0)
+	}
+	return &DecodeError{ContentType: mt, Err: fmt.Errorf("server sent %s, which does not decode into %T", kindOf(out), into)}
+}
