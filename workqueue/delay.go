@@ -22,7 +22,7 @@ func (q *Queue[K]) AddAfter(k K, d time.Duration) {
 	}
 	if d <= 0 {
 		q.takeInLocked(false)
-		q.addLocked(k)
+		q.addLocked(q.keys.hash(k))
 		return
 	}
 	now := q.clock.Now()
@@ -44,7 +44,7 @@ func (q *Queue[K]) fireTimer() {
 	now := q.clock.Now()
 	q.takeInLocked(false)
 	for q.delayed.len() > 0 && !q.delayed.peek().After(now) {
-		q.addLocked(q.delayed.pop())
+		q.addLocked(q.keys.hash(q.delayed.pop()))
 	}
 	q.armLocked(now)
 }

@@ -61,17 +61,18 @@ func FuzzQueueAgainstModel(f *testing.F) {
 			case 4, 5:
 				done(k)
 			case 6:
-				// A burst of fresh keys taken and finished: sweeps.
-				for j := range sweepMin + int(ops[i+1])*64 {
+				// A burst of fresh keys taken and finished: the key table
+				// grows and shrinks.
+				for j := range 4096 + int(ops[i+1])*64 {
 					add(next + j)
 				}
-				for range sweepMin + int(ops[i+1])*64 {
+				for range 4096 + int(ops[i+1])*64 {
 					get()
 				}
-				for j := range sweepMin + int(ops[i+1])*64 {
+				for j := range 4096 + int(ops[i+1])*64 {
 					done(next + j)
 				}
-				next += sweepMin + 256*64
+				next += 4096 + 256*64
 			case 7:
 				// Finish every held key.
 				for h := range inflight {

@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"context"
+	"hash/maphash"
 	"sync"
 	"time"
 )
@@ -18,20 +19,6 @@ type Options[K comparable] struct {
 	// Metrics, if not nil, receives the queue's events. Nil costs nothing.
 	Metrics Metrics
 }
-
-// Sweeping: see Queue.tickets.
-const (
-	// sweepMin is how many stale tickets may pile up before a sweep.
-	sweepMin = 4096
-	// sweepRatio: a sweep also waits until stale tickets outnumber live
-	// ones this many times, so that re-recording the live ones is cheap
-	// per stale ticket dropped.
-	sweepRatio = 4
-	// releaseMin: a sweep that finds no live ticket replaces a map that
-	// once held this many tickets, rather than clearing it, to give back
-	// the memory of a past burst (a Go map never shrinks).
-	releaseMin = 1 << 16
-)
 
 // waiter is a Get call parked until a key or shutdown arrives. The queue
 // hands a key over by filling key and ok and then sending on ch, all under
@@ -51,28 +38,20 @@ type waiter[K any] struct {
 // for concurrent use.
 type Queue[K comparable] struct {
 	mu sync.Mutex
-	// ready holds the keys waiting for a worker, oldest first. Each key is
-	// in it at most once.
-	ready fifo[K]
-	// tickets deduplicates ready keys without being touched when a key
-	// leaves ready: a key gets ticket pushed+1 when it enters ready, and
-	// the ticket is live (the key is still in ready) while it is greater
-	// than popped, the number of keys ever taken out of ready. Stale
-	// tickets are dropped in bulk by sweep, which is far cheaper than one
-	// random map access per Get on a large queue.
-	tickets        map[K]uint64
-	ticketsPeak    int // the most tickets held since the map was made
-	pushed, popped uint64
-	// inflight holds the keys handed to workers and not yet Done; the
-	// value says whether the key was added again meanwhile.
-	inflight map[K]bool
-	waiters  []*waiter[K] // parked Gets, most recent last; non-empty only while ready is empty
+	// keys knows the state of every waiting or held key. Add and Done
+	// hash their key before taking mu, so that under mu the table only
+	// compares.
+	keys table[K]
+	// ready holds the slots (in keys) of the keys waiting for a worker,
+	// oldest first. Each key is in it at most once.
+	ready   fifo[uint32]
+	waiters []*waiter[K] // parked Gets, most recent last; non-empty only while ready is empty
 	// in holds adds not yet taken in; it is empty and closed while
 	// waiters is not empty, and after shutdown.
-	in      intake[K]
-	inSpare []K // the buffer in will fill next
+	in      intake[hashed[K]]
+	inSpare []hashed[K] // the buffer in will fill next
 	shut    bool
-	drained chan struct{} // closed when inflight empties after shutdown
+	drained chan struct{} // closed when no key is held any more after shutdown
 
 	waiterPool sync.Pool // *waiter[K]
 
@@ -93,12 +72,11 @@ type Queue[K comparable] struct {
 // New returns an empty, running Queue.
 func New[K comparable](opts Options[K]) *Queue[K] {
 	q := &Queue[K]{
-		tickets:  make(map[K]uint64),
-		inflight: make(map[K]bool),
-		clock:    opts.Clock,
-		limiter:  opts.RateLimiter,
-		metrics:  opts.Metrics,
+		clock:   opts.Clock,
+		limiter: opts.RateLimiter,
+		metrics: opts.Metrics,
 	}
+	q.keys.seed = maphash.MakeSeed()
 	if q.clock == nil {
 		q.clock = systemClock{}
 	}
@@ -132,14 +110,15 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 // worker called Done in between). A queue with Metrics takes every key in
 // at once, so that adds are timed as they happen.
 func (q *Queue[K]) Add(k K) {
+	h := q.keys.hash(k)
 	if q.metrics != nil {
 		// Metrics time adds as they happen: no batching.
 		q.mu.Lock()
 		defer q.mu.Unlock()
-		q.addLocked(k)
+		q.addLocked(h)
 		return
 	}
-	taken, full := q.in.offer(k)
+	taken, full := q.in.offer(h)
 	if taken && !full {
 		return
 	}
@@ -152,7 +131,7 @@ func (q *Queue[K]) Add(k K) {
 	// The intake is closed: a Get is parked (or the queue is shut down).
 	// Take in whatever was left first, to keep the order of adds.
 	q.takeInLocked(false)
-	q.addLocked(k)
+	q.addLocked(h)
 }
 
 // takeInLocked processes the adds waiting in the intake, in order. With
@@ -164,30 +143,29 @@ func (q *Queue[K]) takeInLocked(closeIfIdle bool) {
 		if keys == nil {
 			return
 		}
-		for _, k := range keys {
-			q.addLocked(k)
+		for _, h := range keys {
+			q.addLocked(h)
 		}
 		clear(keys)
 		q.inSpare = keys
 	}
 }
 
-func (q *Queue[K]) addLocked(k K) {
+func (q *Queue[K]) addLocked(h hashed[K]) {
 	if q.shut {
 		return
 	}
-	if t, ok := q.tickets[k]; ok && t > q.popped {
-		return // waiting in ready already
-	}
-	if again, ok := q.inflight[k]; ok {
-		if !again {
-			q.inflight[k] = true
-			q.noteAdded(k)
-		}
+	i, ok := q.keys.lookup(h)
+	if !ok {
+		q.noteAdded(h.key)
+		q.readyLocked(q.keys.insert(h, stateQueued))
 		return
 	}
-	q.noteAdded(k)
-	q.readyLocked(k)
+	if sl := q.keys.at(i); sl.state == stateHeld {
+		sl.state = stateHeldAgain
+		q.noteAdded(h.key)
+	}
+	// Otherwise it waits already, or is due to wait again after Done.
 }
 
 func (q *Queue[K]) noteAdded(k K) {
@@ -197,10 +175,10 @@ func (q *Queue[K]) noteAdded(k K) {
 	}
 }
 
-// readyLocked makes k, which no worker holds, available to workers: it
-// goes straight to a parked Get if there is one, else to the back of
-// ready.
-func (q *Queue[K]) readyLocked(k K) {
+// readyLocked makes the key in slot i, which no worker holds, available to
+// workers: it goes straight to a parked Get if there is one, else to the
+// back of ready.
+func (q *Queue[K]) readyLocked(i uint32) {
 	if n := len(q.waiters); n > 0 {
 		w := q.waiters[n-1]
 		q.waiters[n-1] = nil
@@ -209,15 +187,12 @@ func (q *Queue[K]) readyLocked(k K) {
 		if n == 1 {
 			q.in.setClosed(false) // no Get is parked any more
 		}
-		q.takeLocked(k)
-		w.key, w.ok = k, true
+		w.key, w.ok = q.takeLocked(i), true
 		w.ch <- struct{}{} // capacity 1 and empty: never blocks
 		return
 	}
-	q.pushed++
-	q.tickets[k] = q.pushed
-	q.ticketsPeak = max(q.ticketsPeak, len(q.tickets))
-	q.ready.push(k)
+	q.keys.at(i).state = stateQueued
+	q.ready.push(i)
 	if q.metrics != nil {
 		q.metrics.Depth(q.ready.len())
 	}
@@ -225,37 +200,20 @@ func (q *Queue[K]) readyLocked(k K) {
 
 // popLocked takes the oldest key out of ready and hands it to the caller.
 func (q *Queue[K]) popLocked() K {
-	k := q.ready.pop()
-	q.popped++
-	q.takeLocked(k)
+	k := q.takeLocked(q.ready.pop())
 	if q.metrics != nil {
 		q.metrics.Depth(q.ready.len())
-	}
-	if live, stale := q.ready.len(), len(q.tickets)-q.ready.len(); stale >= sweepMin && stale >= sweepRatio*live {
-		q.sweepLocked()
 	}
 	return k
 }
 
-// sweepLocked drops every stale ticket: it clears the map and records the
-// tickets of the keys in ready again.
-func (q *Queue[K]) sweepLocked() {
-	if q.ready.len() == 0 && q.ticketsPeak >= releaseMin {
-		q.tickets = make(map[K]uint64)
-		q.ticketsPeak = 0
-		return
-	}
-	clear(q.tickets)
-	t := q.popped
-	q.ready.each(func(k K) {
-		t++
-		q.tickets[k] = t
-	})
-}
-
-// takeLocked records that a worker now holds k.
-func (q *Queue[K]) takeLocked(k K) {
-	q.inflight[k] = false
+// takeLocked records that a worker now holds the key in slot i, which is
+// not held, and returns the key.
+func (q *Queue[K]) takeLocked(i uint32) K {
+	sl := q.keys.at(i)
+	sl.state = stateHeld
+	q.keys.held++
+	k := sl.key
 	if q.metrics != nil {
 		now := q.clock.Now()
 		if at, ok := q.queuedAt[k]; ok {
@@ -266,6 +224,7 @@ func (q *Queue[K]) takeLocked(k K) {
 		}
 		q.startedAt[k] = now
 	}
+	return k
 }
 
 // Get blocks until a key is available and hands it to the caller, who must
@@ -351,23 +310,30 @@ func (q *Queue[K]) unparkLocked(w *waiter[K]) {
 // k was added again meanwhile, it is queued now (at the back). Done for a key
 // that no worker holds does nothing.
 func (q *Queue[K]) Done(k K) {
+	h := q.keys.hash(k)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	again, ok := q.inflight[k]
+	i, ok := q.keys.lookup(h)
 	if !ok {
 		return
 	}
-	delete(q.inflight, k)
+	sl := q.keys.at(i)
+	if sl.state != stateHeld && sl.state != stateHeldAgain {
+		return
+	}
+	q.keys.held--
 	if q.metrics != nil {
 		if at, ok := q.startedAt[k]; ok {
 			q.metrics.Finished(q.clock.Now().Sub(at))
 			delete(q.startedAt, k)
 		}
 	}
-	if again && !q.shut {
-		q.readyLocked(k)
+	if sl.state == stateHeldAgain && !q.shut {
+		q.readyLocked(i)
+	} else {
+		q.keys.remove(h, i)
 	}
-	if len(q.inflight) == 0 && q.drained != nil {
+	if q.keys.held == 0 && q.drained != nil {
 		close(q.drained)
 		q.drained = nil
 	}
@@ -400,7 +366,7 @@ func (q *Queue[K]) ShutDown() {
 func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
 	q.mu.Lock()
 	q.shutDownLocked()
-	if len(q.inflight) == 0 {
+	if q.keys.held == 0 {
 		q.mu.Unlock()
 		return nil
 	}
@@ -415,7 +381,7 @@ func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		q.mu.Lock()
-		n := len(q.inflight)
+		n := q.keys.held
 		q.mu.Unlock()
 		if n == 0 {
 			return nil
@@ -439,11 +405,16 @@ func (q *Queue[K]) shutDownLocked() {
 	q.in.setClosed(true)
 	q.in.swap(nil, false)
 	q.inSpare = nil
+	// Drop the waiting keys and pending re-adds; keep the held keys, for
+	// Done.
+	q.ready.each(func(i uint32) {
+		q.keys.remove(q.keys.hash(q.keys.at(i).key), i)
+	})
 	q.ready.clear()
-	q.tickets = nil // nothing is added any more
-	q.popped = q.pushed
-	for k := range q.inflight {
-		q.inflight[k] = false // forget pending re-adds
+	for i := range q.keys.n {
+		if sl := q.keys.at(i); sl.state == stateHeldAgain {
+			sl.state = stateHeld
+		}
 	}
 	var zero K
 	for _, w := range q.waiters {
@@ -465,7 +436,7 @@ func (q *Queue[K]) shutDownLocked() {
 func (q *Queue[K]) inFlight() InFlight {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	f := InFlight{Count: len(q.inflight)}
+	f := InFlight{Count: q.keys.held}
 	if len(q.startedAt) == 0 {
 		return f
 	}

@@ -102,12 +102,12 @@ func TestQueueGuarantees(t *testing.T) {
 	}
 }
 
-// Deduplication must survive the sweeps that drop stale tickets.
-func TestQueueDeduplicatesAcrossSweeps(t *testing.T) {
+// Deduplication must survive the key table growing and shrinking.
+func TestQueueDeduplicatesAcrossResizes(t *testing.T) {
 	q := New(Options[int]{})
 	defer q.ShutDown()
 	ctx := context.Background()
-	const n = 3 * sweepMin
+	const n = 3 * 4096
 	for round := range 3 {
 		for k := range n {
 			q.Add(k)
@@ -141,8 +141,8 @@ func TestQueueDeduplicatesAcrossSweeps(t *testing.T) {
 		if len(seen) != n {
 			t.Fatalf("round %d: %d keys came out, want %d", round, len(seen), n)
 		}
-		if stale := len(q.tickets) - q.ready.len(); stale > max(sweepMin, sweepRatio*q.ready.len()) {
-			t.Fatalf("round %d: %d stale tickets kept", round, stale)
+		if q.keys.count != 0 || q.keys.held != 0 {
+			t.Fatalf("round %d: key table still holds %d keys, %d held", round, q.keys.count, q.keys.held)
 		}
 	}
 }
@@ -151,22 +151,17 @@ func TestQueueGivesBackTheMemoryOfABurst(t *testing.T) {
 	q := New(Options[int]{})
 	defer q.ShutDown()
 	ctx := context.Background()
-	for k := range releaseMin {
+	const burst = 4 * keptChunks * chunkLen
+	for k := range burst {
 		q.Add(k)
 	}
-	for range releaseMin {
+	for range burst {
 		k, _ := q.Get(ctx)
 		q.Done(k)
 	}
-	// Back to one key at a time: the next sweep finds the queue empty and
-	// drops the map sized for the burst.
-	for k := range 2 * sweepMin {
-		q.Add(k)
-		k, _ := q.Get(ctx)
-		q.Done(k)
-	}
-	if q.ticketsPeak >= releaseMin {
-		t.Fatalf("tickets map still sized for %d keys after the burst", q.ticketsPeak)
+	// The key table shrank back as the burst drained.
+	if len(q.keys.buckets) > keptBuckets || len(q.keys.chunks) > keptChunks {
+		t.Fatalf("key table still has %d buckets and %d chunks after the burst", len(q.keys.buckets), len(q.keys.chunks))
 	}
 	q.Add(1)
 	q.Add(1)
@@ -458,7 +453,7 @@ func hammer(t *testing.T) {
 	// in-flight count under the lock, yielding in between.
 	for {
 		q.mu.Lock()
-		idle := q.ready.len() == 0 && len(q.inflight) == 0
+		idle := q.ready.len() == 0 && q.keys.held == 0
 		q.mu.Unlock()
 		if idle {
 			break
@@ -541,6 +536,25 @@ func TestQueueMetricsAreOptionalAndFree(t *testing.T) {
 		k, _ := q.Get(ctx)
 		q.Forget(k)
 		q.Done(k)
+	})
+	if allocs != 0 {
+		t.Fatalf("Add/Get/Forget/Done allocated %v times per cycle, want 0", allocs)
+	}
+}
+
+// Struct keys, as controllers use, cost no allocation per cycle either: the
+// hashing done before taking the lock does not move the key to the heap.
+func TestQueueStructKeysAllocateNothing(t *testing.T) {
+	type key struct{ Namespace, Name string }
+	q := New(Options[key]{})
+	defer q.ShutDown()
+	ctx := context.Background()
+	k := key{"default", "web"}
+	allocs := testing.AllocsPerRun(1000, func() {
+		q.Add(k)
+		got, _ := q.Get(ctx)
+		q.Forget(got)
+		q.Done(got)
 	})
 	if allocs != 0 {
 		t.Fatalf("Add/Get/Forget/Done allocated %v times per cycle, want 0", allocs)
