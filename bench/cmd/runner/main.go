@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"runtime"
 	"strconv"
 	"strings"
@@ -42,6 +43,8 @@ func envInt(name string, def int) int {
 
 type options struct {
 	runs, pods, wqKeys, labelerN int
+	decodePage, storeObjects     int
+	storeWindow                  time.Duration
 	profile                      bool
 	only                         string
 	out                          string
@@ -53,6 +56,9 @@ func main() {
 	flag.IntVar(&o.pods, "pods", envInt("BENCH_PODS", 20000), "Pods to populate (env BENCH_PODS)")
 	flag.IntVar(&o.wqKeys, "wq-keys", envInt("BENCH_WQ_KEYS", 1_000_000), "workqueue keys (env BENCH_WQ_KEYS)")
 	flag.IntVar(&o.labelerN, "labeler-n", envInt("BENCH_LABELER_N", 0), "Deployments for the labeler (default: 5000, or pods/4 when fewer than 20000 pods)")
+	flag.IntVar(&o.decodePage, "decode-page", envInt("BENCH_DECODE_PAGE", 500), "Pods in the LIST page the decode benchmark decodes (env BENCH_DECODE_PAGE)")
+	flag.IntVar(&o.storeObjects, "store-objects", envInt("BENCH_STORE_OBJECTS", 10000), "cached Pods of the store benchmark (env BENCH_STORE_OBJECTS)")
+	flag.DurationVar(&o.storeWindow, "store-window", 5*time.Second, "measurement window of each loaded phase of the store benchmark")
 	flag.BoolVar(&o.profile, "profile", os.Getenv("PROFILE") != "" && os.Getenv("PROFILE") != "0", "save CPU and heap profiles of the kubego side (env PROFILE=1)")
 	flag.StringVar(&o.only, "only", os.Getenv("BENCH_ONLY"), "comma-separated benchmark names to run (env BENCH_ONLY); empty runs all")
 	flag.StringVar(&o.out, "out", "results", "directory for latest.json, latest.svg and profiles")
@@ -86,45 +92,6 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 
-	bins, err := build(ctx, tmp)
-	if err != nil {
-		return err
-	}
-
-	logf("starting the control plane")
-	cp, err := testenv.Start(ctx, testenv.Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))})
-	if err != nil {
-		return err
-	}
-	stopped := false
-	stopCP := func() {
-		if !stopped {
-			stopped = true
-			cp.Stop()
-		}
-	}
-	defer stopCP()
-	kubeconfig := filepath.Join(tmp, "kubeconfig")
-	if err := cp.WriteKubeconfig(kubeconfig); err != nil {
-		return err
-	}
-	t0 := time.Now()
-	if err := populate(ctx, cp.Config(), o.pods); err != nil {
-		return fmt.Errorf("populating: %w", err)
-	}
-	populateTime := time.Since(t0)
-	logf("populated %d Pods and the ConfigMaps in %s", o.pods, populateTime.Round(time.Second))
-
-	proxy, err := faultproxy.Start(cp.Config())
-	if err != nil {
-		return err
-	}
-	defer proxy.Close()
-	proxyKubeconfig := filepath.Join(tmp, "proxy-kubeconfig")
-	if err := proxy.WriteKubeconfig(proxyKubeconfig); err != nil {
-		return err
-	}
-
 	want := func(name string) bool {
 		if o.only == "" {
 			return true
@@ -136,9 +103,65 @@ func run(ctx context.Context, o options) error {
 		}
 		return false
 	}
+
+	bins, err := build(ctx, tmp, want)
+	if err != nil {
+		return err
+	}
+
+	// The control plane is needed by the server benchmarks and to capture
+	// the decode benchmark's bodies.
+	var (
+		kubeconfig, proxyKubeconfig string
+		decodeJSON, decodePB        string
+		populateTime                time.Duration
+		proxy                       *faultproxy.Proxy
+		stopCP                      = func() {}
+	)
+	if slices.ContainsFunc(serverBenchmarks, want) || want("decode") {
+		logf("starting the control plane")
+		cp, err := testenv.Start(ctx, testenv.Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))})
+		if err != nil {
+			return err
+		}
+		stopped := false
+		stopCP = func() {
+			if !stopped {
+				stopped = true
+				cp.Stop()
+			}
+		}
+		defer stopCP()
+		kubeconfig = filepath.Join(tmp, "kubeconfig")
+		if err := cp.WriteKubeconfig(kubeconfig); err != nil {
+			return err
+		}
+		t0 := time.Now()
+		if err := populate(ctx, cp.Config(), o.pods); err != nil {
+			return fmt.Errorf("populating: %w", err)
+		}
+		populateTime = time.Since(t0)
+		logf("populated %d Pods and the ConfigMaps in %s", o.pods, populateTime.Round(time.Second))
+
+		if want("decode") {
+			if decodeJSON, decodePB, err = captureList(ctx, cp.Config(), tmp, o.decodePage); err != nil {
+				return err
+			}
+		}
+
+		if proxy, err = faultproxy.Start(cp.Config()); err != nil {
+			return err
+		}
+		defer proxy.Close()
+		proxyKubeconfig = filepath.Join(tmp, "proxy-kubeconfig")
+		if err := proxy.WriteKubeconfig(proxyKubeconfig); err != nil {
+			return err
+		}
+	}
+
 	rep := &report{Runs: o.runs, Pods: o.pods, GOMAXPROCS: runtime.GOMAXPROCS(0), Started: began.UTC().Format(time.RFC3339), LoadBefore: loadavg()}
 	common := []string{"-kubeconfig", kubeconfig}
-	for _, sc := range []string{"sync", "sync-metadata", "sync-dynamic", "relist", "watch", "list"} {
+	for _, sc := range serverBenchmarks {
 		if !want(sc) {
 			continue
 		}
@@ -157,10 +180,27 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 	}
-	// The labeler starts a control plane of its own: stop ours first so
-	// that two apiservers do not compete for the CPUs.
+	// The decode and store benchmarks need no server, and the labeler
+	// starts a control plane of its own: stop ours first so that an idle
+	// apiserver and etcd do not compete for the CPUs.
 	stopCP()
-	proxy.Close()
+	if proxy != nil {
+		proxy.Close()
+	}
+	if want("decode") {
+		if err := rep.ab(ctx, o, "decode", func(impl string) []string {
+			return []string{bins["decode-"+impl], "-json", decodeJSON, "-protobuf", decodePB}
+		}); err != nil {
+			return err
+		}
+	}
+	if want("store") {
+		if err := rep.ab(ctx, o, "store", func(impl string) []string {
+			return []string{bins["store-"+impl], "-objects", strconv.Itoa(o.storeObjects), "-window", o.storeWindow.String()}
+		}); err != nil {
+			return err
+		}
+	}
 	if want("labeler") {
 		if bins["labeler"] == "" {
 			rep.Missing = append(rep.Missing, "labeler (bench/labeler not present)")
@@ -173,6 +213,9 @@ func run(ctx context.Context, o options) error {
 	rep.PopulateSeconds = populateTime.Seconds()
 	rep.LoadAfter = loadavg()
 	rep.finish()
+	if o.only != "" {
+		rep.keep(filepath.Join(o.out, "latest.json"))
+	}
 	fmt.Print(rep.table())
 	if err := rep.write(o.out); err != nil {
 		return err
@@ -181,30 +224,48 @@ func run(ctx context.Context, o options) error {
 	return nil
 }
 
-// build compiles one binary per library (scenario chosen by flag) plus the
-// workqueue and labeler binaries.
-func build(ctx context.Context, dir string) (map[string]string, error) {
-	bins := map[string]string{
-		"kubego":    filepath.Join(dir, "kubego"),
-		"client-go": filepath.Join(dir, "client-go"),
-		"workqueue": filepath.Join(dir, "workqueue"),
-	}
-	pkgs := map[string]string{"kubego": "./informer/kubego", "client-go": "./informer/clientgo", "workqueue": "./workqueue"}
-	if _, err := os.Stat("labeler/main.go"); err == nil {
-		bins["labeler"] = filepath.Join(dir, "labeler")
-		pkgs["labeler"] = "./labeler"
-	}
-	for name, pkg := range pkgs {
-		logf("building %s", pkg)
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", bins[name], pkg)
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			if name == "labeler" {
-				logf("labeler does not build, skipping it: %v", err)
-				delete(bins, "labeler")
-				continue
+// binaries names the binaries of each benchmark and their packages.
+var binaries = map[string]map[string]string{
+	"informer":  {"kubego": "./informer/kubego", "client-go": "./informer/clientgo"},
+	"workqueue": {"workqueue": "./workqueue"},
+	"labeler":   {"labeler": "./labeler"},
+	"decode":    {"decode-kubego": "./decode/kubego", "decode-client-go": "./decode/clientgo"},
+	"store":     {"store-kubego": "./store/kubego", "store-client-go": "./store/clientgo"},
+}
+
+// serverBenchmarks run against the populated control plane.
+var serverBenchmarks = []string{"sync", "sync-metadata", "sync-dynamic", "relist", "watch", "list"}
+
+// build compiles the binaries of the wanted benchmarks. A labeler that is
+// absent or does not build is skipped; any other failure is an error.
+func build(ctx context.Context, dir string, want func(string) bool) (map[string]string, error) {
+	bins := map[string]string{}
+	for group, pkgs := range binaries {
+		wanted := want(group)
+		if group == "informer" {
+			wanted = slices.ContainsFunc(serverBenchmarks, want)
+		}
+		if !wanted {
+			continue
+		}
+		for name, pkg := range pkgs {
+			if group == "labeler" {
+				if _, err := os.Stat("labeler/main.go"); err != nil {
+					continue
+				}
 			}
-			return nil, fmt.Errorf("building %s: %w", pkg, err)
+			logf("building %s", pkg)
+			bin := filepath.Join(dir, name)
+			cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
+			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+			if err := cmd.Run(); err != nil {
+				if group == "labeler" {
+					logf("labeler does not build, skipping it: %v", err)
+					continue
+				}
+				return nil, fmt.Errorf("building %s: %w", pkg, err)
+			}
+			bins[name] = bin
 		}
 	}
 	return bins, nil

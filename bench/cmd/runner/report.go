@@ -41,6 +41,9 @@ type report struct {
 	LoadAfter       string   `json:"loadavg_after"`
 	Rows            []row    `json:"rows"`
 	Missing         []string `json:"missing,omitempty"`
+	// Kept names the benchmarks whose rows were copied from an earlier
+	// run (a run with -only keeps the rows it did not re-run).
+	Kept []string `json:"kept,omitempty"`
 
 	raw   map[string]map[string][]sample // benchmark → impl → runs
 	order []string
@@ -61,6 +64,8 @@ var targets = map[string]target{
 	"workqueue/adds_per_sec":        {"≥ 2.0", func(r row) bool { return r.Ratio >= 2.0 }},
 	"workqueue/bytes_per_add":       {"≤ 0.5", func(r row) bool { return r.Ratio <= 0.5 }},
 	"labeler/labeler_over_bare":     {"kubego ≤ 1.1", func(r row) bool { return r.Kubego <= 1.1 }},
+	"store/writes_per_sec":          {"≥ 100", func(r row) bool { return r.Ratio >= 100 }},
+	"store/lists_per_sec":           {"≥ 1.0", func(r row) bool { return r.Ratio >= 1.0 }},
 }
 
 // shown lists, per benchmark, the metrics printed in the table (all are
@@ -74,6 +79,13 @@ var shown = map[string][]string{
 	"list":          {"list_json_us_per_obj", "list_json_bytes_per_obj", "list_protobuf_us_per_obj", "list_protobuf_bytes_per_obj"},
 	"workqueue":     {"adds_per_sec", "bytes_per_add", "cpu_ns_per_add"},
 	"labeler":       {"labeler_over_bare", "labeler_seconds", "bare_seconds"},
+	"decode": {
+		"decode_json_ns_per_obj", "decode_json_bytes_per_obj", "decode_json_allocs_per_obj",
+		"decode_protobuf_ns_per_obj", "decode_protobuf_bytes_per_obj", "decode_protobuf_allocs_per_obj",
+		"clientset_json_ns_per_obj", "clientset_json_bytes_per_obj", "clientset_json_allocs_per_obj",
+		"clientset_protobuf_ns_per_obj", "clientset_protobuf_bytes_per_obj", "clientset_protobuf_allocs_per_obj",
+	},
+	"store": {"writes_per_sec", "lists_per_sec", "writes_per_sec_namespace", "lists_per_sec_namespace", "writes_per_sec_idle"},
 }
 
 // ab runs a benchmark o.runs times per library, alternating kubego and
@@ -270,6 +282,47 @@ func (rep *report) finish() {
 	}
 }
 
+// order is the benchmarks' order in the table.
+var order = []string{"sync", "sync-metadata", "sync-dynamic", "relist", "watch", "list", "decode", "workqueue", "store", "labeler"}
+
+// keep copies into rep the rows of the earlier report at path for the
+// benchmarks rep did not run, and sorts the rows into table order. A
+// missing or unreadable earlier report keeps nothing.
+func (rep *report) keep(path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	var old report
+	if json.Unmarshal(b, &old) != nil {
+		return
+	}
+	ran := map[string]bool{}
+	for _, r := range rep.Rows {
+		ran[r.Benchmark] = true
+	}
+	kept := map[string]bool{}
+	for _, r := range old.Rows {
+		if ran[r.Benchmark] {
+			continue
+		}
+		rep.Rows = append(rep.Rows, r)
+		if !kept[r.Benchmark] {
+			kept[r.Benchmark] = true
+			rep.Kept = append(rep.Kept, fmt.Sprintf("%s (run of %s, %d Pods)", r.Benchmark, old.Started, old.Pods))
+		}
+	}
+	rank := func(b string) int {
+		for i, o := range order {
+			if o == b {
+				return i
+			}
+		}
+		return len(order)
+	}
+	sort.SliceStable(rep.Rows, func(i, j int) bool { return rank(rep.Rows[i].Benchmark) < rank(rep.Rows[j].Benchmark) })
+}
+
 func contains(xs []string, s string) bool {
 	for _, x := range xs {
 		if x == s {
@@ -298,6 +351,9 @@ func (rep *report) table() string {
 			met = map[bool]string{true: "yes", false: "**no**"}[*r.Met]
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Benchmark, r.Metric, fmtNum(r.Kubego), cg, ratio, r.Target, met)
+	}
+	if len(rep.Kept) > 0 {
+		fmt.Fprintf(&b, "\nkept from earlier runs: %s\n", strings.Join(rep.Kept, "; "))
 	}
 	for _, m := range rep.Missing {
 		fmt.Fprintf(&b, "\nmissing: %s\n", m)
