@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	stdjson "encoding/json"
 	"errors"
 	"reflect"
 	"testing"
@@ -182,4 +183,31 @@ func BenchmarkDecodeJSONPodList(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzPeekTypeMeta checks peekTypeMeta against encoding/json: whenever it
+// answers for a valid JSON body, it answers what encoding/json reads into a
+// struct of apiVersion and kind.
+func FuzzPeekTypeMeta(f *testing.F) {
+	for _, s := range []string{
+		`{"kind":"Pod","apiVersion":"v1"}`,
+		`{"a":{"kind":"x"},"kind":"Pod","kind":null}`,
+		`{"a":"\\\"","b":[1,{"c":"]"}],"apiVersion":"apps/v1"}`,
+		`{"KinD":"x"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		av, k, ok := peekTypeMeta(body)
+		var want struct {
+			APIVersion string `json:"apiVersion,omitempty"`
+			Kind       string `json:"kind,omitempty"`
+		}
+		if !ok || stdjson.Unmarshal(body, &want) != nil {
+			return
+		}
+		if av != want.APIVersion || k != want.Kind {
+			t.Fatalf("peekTypeMeta(%q) = %q, %q; encoding/json reads %q, %q", body, av, k, want.APIVersion, want.Kind)
+		}
+	})
 }
