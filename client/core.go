@@ -221,13 +221,18 @@ func itemsOf(lst runtime.Object, yield func(runtime.Object)) (metav1.ListMeta, e
 }
 
 func (k core) watch(ctx context.Context, opts *metav1.ListOptions) (*rest.WatchStream, error) {
+	return k.watchKnown(ctx, opts, nil)
+}
+
+// watchKnown is watch with a rest.KnownFunc (nil for none).
+func (k core) watchKnown(ctx context.Context, opts *metav1.ListOptions, known rest.KnownFunc) (*rest.WatchStream, error) {
 	r, _, err := k.request(ctx, "GET", "", "", true)
 	if err != nil {
 		return nil, err
 	}
 	o := *opts
 	o.Watch = true
-	return r.Params(&o).Watch(ctx, k.newObject)
+	return r.Params(&o).Known(known).Watch(ctx, k.newObject)
 }
 
 // write creates (POST) or updates (PUT) obj, or one of its subresources.

@@ -43,6 +43,21 @@ func (l listerWatcher[T]) Watch(ctx context.Context, opts metav1.ListOptions) (w
 	return w, nil
 }
 
+// WatchKnown implements informer.KnownWatcher: protobuf events for objects
+// the informer already holds at the same resourceVersion are not decoded.
+func (l listerWatcher[T]) WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (T, bool)) (watch.Interface, error) {
+	w, err := l.k.watchKnown(ctx, &opts, func(namespace, name, resourceVersion string) runtime.Object {
+		if obj, ok := known(namespace, name, resourceVersion); ok {
+			return obj
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
 // ListerWatcher makes c an informer.Source, so an informer.Factory built on
 // it can serve any type c can map: typed targets through c's Registry,
 // built-in table and Mapper; unstructured and metadata targets by their
@@ -78,7 +93,10 @@ func (c *Client) ListerWatcher(ctx context.Context, t informer.Target) (informer
 	return objectLW{k: k}, nil
 }
 
-var _ informer.Source = (*Client)(nil)
+var (
+	_ informer.Source                        = (*Client)(nil)
+	_ informer.KnownWatcher[informer.Object] = objectLW{}
+)
 
 // explicitFor builds the mapping of a target that names its resource. List
 // and watch need no scope beyond the namespace the target gives.
@@ -92,6 +110,20 @@ func explicitFor(ti *typeInfo, t informer.Target) *Mapping {
 
 // objectLW is the untyped ListerWatcher of a Source.
 type objectLW struct{ k core }
+
+// WatchKnown implements informer.KnownWatcher (see listerWatcher.WatchKnown).
+func (l objectLW) WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (informer.Object, bool)) (watch.Interface, error) {
+	w, err := l.k.watchKnown(ctx, &opts, func(namespace, name, resourceVersion string) runtime.Object {
+		if obj, ok := known(namespace, name, resourceVersion); ok {
+			return obj
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
 
 func (l objectLW) List(ctx context.Context, opts metav1.ListOptions) (informer.ListResult[informer.Object], error) {
 	var items []informer.Object

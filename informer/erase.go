@@ -30,6 +30,23 @@ func (e erased[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.In
 	return e.lw.Watch(ctx, opts)
 }
 
+// WatchKnown forwards to the typed ListerWatcher when it is a KnownWatcher.
+func (e erased[T]) WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (Object, bool)) (watch.Interface, error) {
+	kw, ok := e.lw.(KnownWatcher[T])
+	if !ok {
+		return e.lw.Watch(ctx, opts)
+	}
+	return kw.WatchKnown(ctx, opts, func(namespace, name, resourceVersion string) (T, bool) {
+		if o, ok := known(namespace, name, resourceVersion); ok {
+			if t, ok := o.(T); ok {
+				return t, true
+			}
+		}
+		var zero T
+		return zero, false
+	})
+}
+
 // narrow returns lw as a ListerWatcher[T], unwrapping an Erase of the same T.
 func narrow[T Object](lw ListerWatcher[Object]) ListerWatcher[T] {
 	if e, ok := lw.(erased[T]); ok {

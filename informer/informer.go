@@ -555,6 +555,17 @@ func (s *sink[T]) Prepare(obj T) T {
 	return obj
 }
 
+// Known implements KnownSink from the store, which is safe for concurrent
+// use.
+func (s *sink[T]) Known(namespace, name, resourceVersion string) (T, bool) {
+	i := (*Informer[T])(s)
+	if old, ok := i.store.Get(Key{Namespace: namespace, Name: name}); ok && old.GetResourceVersion() == resourceVersion {
+		return old, true
+	}
+	var zero T
+	return zero, false
+}
+
 func (s *sink[T]) Replace(items []T, _ string) {
 	i := (*Informer[T])(s)
 	i.write.Lock()

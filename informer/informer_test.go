@@ -269,7 +269,8 @@ func TestInformer(t *testing.T) {
 	t.Run("cached objects share equal label maps unless sharing is disabled", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			list := func() listFn {
-				return listOf("9", cm("ns", "a", "1", "app", "web"), cm("ns", "b", "2", "app", "web"), cm("ns", "c", "3", "app", "db"))
+				// Values are shared from their second sighting on (x is the first).
+				return listOf("9", cm("ns", "x", "1", "app", "web"), cm("ns", "a", "1", "app", "web"), cm("ns", "b", "2", "app", "web"), cm("ns", "c", "3", "app", "db"))
 			}
 			shared := New((&fakeLW{}).onList(list()), Options[*corev1.ConfigMap]{Reflector: noStream()})
 			distinct := New((&fakeLW{}).onList(list()), Options[*corev1.ConfigMap]{Reflector: noStream(), DisableSharing: true})

@@ -64,6 +64,18 @@ type ListerWatcher[T Object] interface {
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 }
 
+// KnownWatcher is an optional extension of [ListerWatcher]. WatchKnown is
+// Watch, except that for an event whose object the caller already holds at
+// the same resourceVersion (known returns it) the event may carry that held
+// object instead of a freshly decoded copy. A resourceVersion names one
+// state of one object, so nothing observable changes; what is saved is the
+// decoding and the garbage, which is most of the cost of a relist after a
+// 410 or a dropped watch: nearly every object comes back unchanged. known
+// may be called from any goroutine while the watch runs.
+type KnownWatcher[T Object] interface {
+	WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (T, bool)) (watch.Interface, error)
+}
+
 // Funcs adapts two functions to a [ListerWatcher].
 type Funcs[T Object] struct {
 	ListFunc  func(ctx context.Context, opts metav1.ListOptions) (ListResult[T], error)
@@ -202,4 +214,18 @@ func (l typedLW[T]) List(ctx context.Context, opts metav1.ListOptions) (ListResu
 
 func (l typedLW[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	return l.inner.Watch(ctx, opts)
+}
+
+// WatchKnown forwards to the inner ListerWatcher when it is a KnownWatcher.
+func (l typedLW[T]) WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (T, bool)) (watch.Interface, error) {
+	kw, ok := l.inner.(KnownWatcher[Object])
+	if !ok {
+		return l.inner.Watch(ctx, opts)
+	}
+	return kw.WatchKnown(ctx, opts, func(namespace, name, resourceVersion string) (Object, bool) {
+		if t, ok := known(namespace, name, resourceVersion); ok {
+			return t, true
+		}
+		return nil, false
+	})
 }

@@ -17,6 +17,16 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
+// KnownSink is an optional extension of [Sink]: a sink that can say which
+// object it already holds lets the reflector's watches skip decoding those
+// objects (see [KnownWatcher]).
+type KnownSink[T Object] interface {
+	// Known returns the held object with this namespace and name when it
+	// has exactly this resourceVersion. It is called from the watch
+	// stream's goroutine, concurrently with the sink's other methods.
+	Known(namespace, name, resourceVersion string) (T, bool)
+}
+
 // Sink receives what a [Reflector] learns, in order, from the reflector's
 // goroutine only. The informer implements it; tests may too.
 type Sink[T Object] interface {
@@ -306,7 +316,7 @@ func (r *Reflector[T]) openStream(ctx context.Context, s *state[T], now time.Tim
 		AllowWatchBookmarks:  true,
 		TimeoutSeconds:       r.watchTimeout(s),
 	}
-	w, err := r.lw.Watch(ctx, opts)
+	w, err := r.watch(ctx, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0
@@ -487,7 +497,7 @@ func (r *Reflector[T]) openWatch(ctx context.Context, s *state[T], now time.Time
 		AllowWatchBookmarks: true,
 		TimeoutSeconds:      r.watchTimeout(s),
 	}
-	w, err := r.lw.Watch(ctx, opts)
+	w, err := r.watch(ctx, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0
@@ -644,4 +654,15 @@ func isExpired(err error) bool { return apierrors.IsResourceExpired(err) || apie
 
 func isTooLarge(err error) bool {
 	return apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge)
+}
+
+// watch opens a watch, letting the ListerWatcher skip decoding objects the
+// sink already holds when both sides support it.
+func (r *Reflector[T]) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if kw, ok := r.lw.(KnownWatcher[T]); ok {
+		if ks, ok := r.sink.(KnownSink[T]); ok {
+			return kw.WatchKnown(ctx, opts, ks.Known)
+		}
+	}
+	return r.lw.Watch(ctx, opts)
 }

@@ -48,6 +48,7 @@ type Client struct {
 	clock       Clock
 
 	protoGVs sync.Map // schema.GroupVersion → bool
+	kinds    sync.Map // reflect.Type → []protoKind
 }
 
 // NewClient validates cfg and builds a Client. Errors in cfg come back as

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -28,12 +29,34 @@ func drainFrames(t *testing.T, mt string, frames frameReader) {
 			}
 			return
 		}
-		ev, err := testCodecClient.decodeEvent(mt, typ, raw, nil)
-		if err != nil {
-			var de *DecodeError
-			if !errors.As(err, &de) {
-				t.Fatalf("event error %T %v is not a *DecodeError", err, err)
+		// Typed decoding (the in-place protobuf path) and the known-object
+		// lookup must hold to the same contract as the generic decoder.
+		newCM := func() runtime.Object { return &corev1.ConfigMap{} }
+		held := testCM("a", "1")
+		known := func(ns, name, rv string) runtime.Object {
+			if name == "a" && rv == "1" {
+				return held
 			}
+			return nil
+		}
+		for _, c := range []struct {
+			newObject func() runtime.Object
+			known     KnownFunc
+		}{{nil, nil}, {newCM, nil}, {newCM, known}} {
+			ev, err := testCodecClient.decodeEvent(mt, typ, raw, c.newObject, c.known)
+			if err != nil {
+				var de *DecodeError
+				if !errors.As(err, &de) && !isStatusError(err) {
+					t.Fatalf("event error %T %v is neither a *DecodeError nor a StatusError", err, err)
+				}
+				continue
+			}
+			if ev.Object == nil {
+				t.Fatalf("event %s without object", ev.Type)
+			}
+		}
+		ev, err := testCodecClient.decodeEvent(mt, typ, raw, nil, nil)
+		if err != nil {
 			return
 		}
 		if ev.Object == nil {

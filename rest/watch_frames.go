@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 var (
@@ -126,12 +124,13 @@ func (f *protoFrames) next() (string, []byte, error) {
 		}
 		return "", nil, f.readErr(err)
 	}
-	var ev metav1.WatchEvent
-	if err := ev.Unmarshal(frame); err != nil {
+	typ, raw, err := parseWatchEvent(frame)
+	if err != nil {
 		return "", nil, &DecodeError{ContentType: mediaProtobuf, Err: err}
 	}
-	// Unmarshal copies bytes fields, so Raw does not alias f.buf.
-	return ev.Type, ev.Object.Raw, nil
+	// raw aliases f.buf: it is valid until the next call, which is all the
+	// decoder needs (decoding copies what it keeps).
+	return typ, raw, nil
 }
 
 func (f *protoFrames) readErr(err error) error {

@@ -24,12 +24,15 @@
 // in an informer cache are read-only by contract (the mutation detector
 // checks it under test), which is exactly where a Table is used.
 //
-// The table remembers values in two generations of bounded size: when the
-// current generation is full it becomes the old one and the previous old one
-// is dropped. A value that keeps recurring is promoted on every hit, so it
-// stays; a value seen once (a name, a hash) ages out. Memory held by the
-// table alone is therefore bounded, and dropping a value from the table
-// never changes an object.
+// A value enters the table the second time it is met (a small array of
+// hash tags remembers what was met recently), so values that never recur —
+// names, hashes, per-object settings — cost one hash and no map operation,
+// and the first copy of a recurring value stays with its object. The table
+// forgets by generation: every entry is stamped with the generation in
+// which it was last used, a new generation starts after a bounded number of
+// insertions, and entries unused for a whole generation are dropped. Memory
+// held by the table alone is therefore bounded, and dropping a value from
+// the table never changes an object.
 //
 // A Table is not safe for concurrent use; an informer uses one from its
 // single writer goroutine.

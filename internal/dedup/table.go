@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"maps"
 	"reflect"
+	"unsafe"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,7 @@ const (
 
 	defaultStrings = 1 << 14
 	defaultMaps    = 1 << 12
+	seenSlots      = 1 << 14 // a power of two
 )
 
 // Options sizes a [Table]. The zero value is valid.
@@ -37,6 +39,11 @@ type Table struct {
 	strs gen[string, string]
 	maps gen[mapKey, reflect.Value]
 	seed maphash.Seed
+	// seen holds a tag of the hash of recently met values, so that a value
+	// enters the tables only when met a second time: values that never
+	// recur (names, hashes, per-object settings) then cost one hash and
+	// no map operation, and the tables stay small.
+	seen []uint32
 
 	plans map[reflect.Type]*plan
 }
@@ -60,6 +67,7 @@ func New(opts Options) *Table {
 		strs:  newGen[string, string](opts.Strings),
 		maps:  newGen[mapKey, reflect.Value](opts.Maps),
 		seed:  maphash.MakeSeed(),
+		seen:  make([]uint32, seenSlots),
 		plans: map[reflect.Type]*plan{},
 	}
 }
@@ -78,12 +86,20 @@ func (t *Table) Object(obj any) {
 	if p == nil {
 		return
 	}
-	t.walkStruct(v.Elem(), p)
+	t.walk(v.UnsafePointer(), p)
 }
 
 // String returns a string equal to s, shared with earlier calls.
 func (t *Table) String(s string) string {
 	if len(s) == 0 || len(s) > MaxStringLen {
+		return s
+	}
+	return t.str(s, maphash.String(t.seed, s))
+}
+
+// str is String for a string whose hash h is known.
+func (t *Table) str(s string, h uint64) string {
+	if len(s) == 0 || len(s) > MaxStringLen || !t.recurring(h) {
 		return s
 	}
 	if c, ok := t.strs.get(s); ok {
@@ -93,6 +109,20 @@ func (t *Table) String(s string) string {
 	return s
 }
 
+// recurring reports whether a value of hash h was met recently, and notes
+// that it was. It may answer false for a value met before (its slot was
+// taken by another since) and, rarely, true for a new one; either only
+// decides whether the tables are consulted, never what is shared.
+func (t *Table) recurring(h uint64) bool {
+	slot := &t.seen[h&(seenSlots-1)]
+	tag := uint32(h>>32) | 1
+	if *slot == tag {
+		return true
+	}
+	*slot = tag
+	return false
+}
+
 // StringMap returns a map equal to m, shared with earlier calls when an
 // equal map was seen; otherwise it shares m's strings and remembers m. m
 // must be held by nobody else.
@@ -100,23 +130,46 @@ func (t *Table) StringMap(m map[string]string) map[string]string {
 	if m == nil || len(m) > MaxMapEntries {
 		return m
 	}
-	var h uint64
+	var (
+		h       uint64
+		entries [MaxMapEntries]struct {
+			k, v   string
+			hk, hv uint64
+		}
+		n int
+	)
 	for k, v := range m {
-		h += mix(maphash.String(t.seed, k), maphash.String(t.seed, v))
+		e := &entries[n]
+		e.k, e.v, e.hk, e.hv = k, v, maphash.String(t.seed, k), maphash.String(t.seed, v)
+		h += mix(e.hk, e.hv)
+		n++
 	}
 	key := mapKey{t: stringMapType, h: h}
-	if c, ok := t.maps.get(key); ok {
-		if cm := c.Interface().(map[string]string); maps.Equal(cm, m) {
-			return cm
+	again := t.recurring(h)
+	if again {
+		if c, ok := t.maps.get(key); ok {
+			if cm := c.Interface().(map[string]string); maps.Equal(cm, m) {
+				return cm
+			}
+			return m // a hash collision: keep m to itself
 		}
-		return m // a hash collision: keep m to itself
 	}
-	for k, v := range m {
-		// Assigning with an equal key replaces the stored key too.
-		m[t.String(k)] = t.String(v)
+	for _, e := range entries[:n] {
+		k, v := t.str(e.k, e.hk), t.str(e.v, e.hv)
+		if !sameString(k, e.k) || !sameString(v, e.v) {
+			// Assigning with an equal key replaces the stored key too.
+			m[k] = v
+		}
 	}
-	t.maps.put(key, reflect.ValueOf(m))
+	if again {
+		t.maps.put(key, reflect.ValueOf(m))
+	}
 	return m
+}
+
+// sameString reports whether a and b are the same bytes in memory.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 var (
@@ -135,30 +188,45 @@ func mix(k, v uint64) uint64 {
 	return x
 }
 
-// gen is a two-generation map of bounded size.
+// gen is a map of bounded size that forgets what is not used: entries are
+// stamped with the generation in which they were last used; after every
+// limit insertions a new generation starts and entries not used in the
+// current or the previous generation are dropped. A hit costs one lookup.
 type gen[K comparable, V any] struct {
-	limit    int
-	cur, old map[K]V
+	limit int
+	m     map[K]entry[V]
+	cur   uint32
+	added int
+}
+
+type entry[V any] struct {
+	v   V
+	gen uint32
 }
 
 func newGen[K comparable, V any](limit int) gen[K, V] {
-	return gen[K, V]{limit: limit, cur: make(map[K]V)}
+	return gen[K, V]{limit: limit, m: make(map[K]entry[V])}
 }
 
 func (g *gen[K, V]) get(k K) (V, bool) {
-	if v, ok := g.cur[k]; ok {
-		return v, true
+	e, ok := g.m[k]
+	if ok && e.gen != g.cur {
+		e.gen = g.cur
+		g.m[k] = e
 	}
-	v, ok := g.old[k]
-	if ok {
-		g.put(k, v)
-	}
-	return v, ok
+	return e.v, ok
 }
 
 func (g *gen[K, V]) put(k K, v V) {
-	if len(g.cur) >= g.limit {
-		g.old, g.cur = g.cur, make(map[K]V, g.limit/4)
+	if g.added >= g.limit {
+		g.cur++
+		g.added = 0
+		for k, e := range g.m {
+			if g.cur-e.gen > 1 {
+				delete(g.m, k)
+			}
+		}
 	}
-	g.cur[k] = v
+	g.m[k] = entry[V]{v: v, gen: g.cur}
+	g.added++
 }

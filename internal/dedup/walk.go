@@ -3,6 +3,7 @@ package dedup
 import (
 	"hash/maphash"
 	"reflect"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -27,14 +28,16 @@ const (
 // plan is how to walk one type; plans are built once per type and table.
 type plan struct {
 	act      action
-	building bool  // planFor is still filling it in (a recursive type)
-	elem     *plan // actPtr, actSlice
-	fields   []fieldPlan
+	building bool         // planFor is still filling it in (a recursive type)
+	typ      reflect.Type // the type walked
+	elem     *plan        // actPtr, actSlice
+	elemSize uintptr      // actSlice
+	fields   []fieldPlan  // actStruct
 }
 
 type fieldPlan struct {
-	index int
-	p     *plan
+	off uintptr
+	p   *plan
 }
 
 // perObject are the ObjectMeta fields that differ between any two objects:
@@ -50,7 +53,7 @@ func (t *Table) planFor(typ reflect.Type) *plan {
 		}
 		return p
 	}
-	p := &plan{building: true}
+	p := &plan{building: true, typ: typ}
 	t.plans[typ] = p // visible to recursive references while it is built
 	defer func() { p.building = false }()
 	switch {
@@ -65,7 +68,7 @@ func (t *Table) planFor(typ reflect.Type) *plan {
 				continue
 			}
 			if fp := t.planFor(f.Type); fp != nil {
-				p.fields = append(p.fields, fieldPlan{index: i, p: fp})
+				p.fields = append(p.fields, fieldPlan{off: f.Offset, p: fp})
 			}
 		}
 		if len(p.fields) > 0 {
@@ -78,7 +81,7 @@ func (t *Table) planFor(typ reflect.Type) *plan {
 	case typ.Kind() == reflect.Slice:
 		if typ.Elem().Kind() != reflect.Uint8 {
 			if p.elem = t.planFor(typ.Elem()); p.elem != nil {
-				p.act = actSlice
+				p.act, p.elemSize = actSlice, typ.Elem().Size()
 			}
 		}
 	case typ.Kind() == reflect.Map && typ.Key().Kind() == reflect.String:
@@ -101,53 +104,58 @@ func (t *Table) planFor(typ reflect.Type) *plan {
 
 var resourceListType = reflect.TypeFor[corev1.ResourceList]()
 
-// walk visits v, which is addressable, by plan p.
-func (t *Table) walk(v reflect.Value, p *plan) {
+// walk visits the value of type p.typ at ptr. It works on memory, like
+// the generated Unmarshal methods do: the plan was derived from the type's
+// layout by reflection, and every write is a typed assignment (with the
+// garbage collector's write barriers), so this is reflection without its
+// per-field cost.
+func (t *Table) walk(ptr unsafe.Pointer, p *plan) {
 	switch p.act {
 	case actString:
-		if s := v.String(); s != "" {
-			v.SetString(t.String(s))
+		if sp := (*string)(ptr); *sp != "" {
+			*sp = t.String(*sp)
 		}
 	case actStruct:
-		t.walkStruct(v, p)
+		for _, f := range p.fields {
+			t.walk(unsafe.Add(ptr, f.off), f.p)
+		}
 	case actPtr:
-		if !v.IsNil() {
-			t.walk(v.Elem(), p.elem)
+		if q := *(*unsafe.Pointer)(ptr); q != nil {
+			t.walk(q, p.elem)
 		}
 	case actSlice:
-		for i := range v.Len() {
-			t.walk(v.Index(i), p.elem)
+		h := (*sliceHeader)(ptr)
+		for i := range h.len {
+			t.walk(unsafe.Add(h.data, uintptr(i)*p.elemSize), p.elem)
 		}
 	case actStringMap:
-		if !v.IsNil() {
-			m := v.Interface().(map[string]string)
-			if c := t.StringMap(m); !sameMap(c, m) {
-				v.Set(reflect.ValueOf(c))
+		if mp := (*map[string]string)(ptr); *mp != nil {
+			if c := t.StringMap(*mp); !sameMap(c, *mp) {
+				*mp = c
 			}
 		}
 	case actResourceList:
-		if !v.IsNil() {
-			m := v.Interface().(corev1.ResourceList)
-			if c := t.ResourceList(m); !sameMap(c, m) {
-				v.Set(reflect.ValueOf(c))
+		if mp := (*corev1.ResourceList)(ptr); *mp != nil {
+			if c := t.ResourceList(*mp); !sameMap(c, *mp) {
+				*mp = c
 			}
 		}
 	case actKindMap, actQuantityMap:
-		t.reflectMap(v, p.act == actQuantityMap)
+		t.reflectMap(reflect.NewAt(p.typ, ptr).Elem(), p.act == actQuantityMap)
 	case actQuantity:
-		_ = v.Addr().Interface().(*resource.Quantity).String()
+		_ = (*resource.Quantity)(ptr).String()
 	}
 }
 
-func (t *Table) walkStruct(v reflect.Value, p *plan) {
-	for _, f := range p.fields {
-		t.walk(v.Field(f.index), f.p)
-	}
+// sliceHeader is the layout of every Go slice.
+type sliceHeader struct {
+	data     unsafe.Pointer
+	len, cap int
 }
 
 // sameMap reports whether two maps are the same map (not merely equal).
 func sameMap[M ~map[K]V, K comparable, V any](a, b M) bool {
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	return *(*unsafe.Pointer)(unsafe.Pointer(&a)) == *(*unsafe.Pointer)(unsafe.Pointer(&b))
 }
 
 // ResourceList returns a list equal to m, shared with earlier calls when an
@@ -158,42 +166,62 @@ func (t *Table) ResourceList(m corev1.ResourceList) corev1.ResourceList {
 	if m == nil {
 		return m
 	}
-	var h uint64
-	for k, q := range m {
-		s := q.String()
-		m[k] = q // keep the computed string
-		if len(m) <= MaxMapEntries {
-			h += mix(maphash.String(t.seed, string(k)), maphash.String(t.seed, s)+uint64(len(q.Format)))
-		}
-	}
 	if len(m) > MaxMapEntries {
+		fixQuantities(m)
 		return m
+	}
+	var (
+		h       uint64
+		entries [MaxMapEntries]struct {
+			k resource.Quantity
+			n corev1.ResourceName
+			s string
+		}
+		n int
+	)
+	for k, q := range m {
+		// q is a copy: String caches into it, not into m.
+		e := &entries[n]
+		e.n, e.k, e.s = k, q, q.String()
+		h += mix(maphash.String(t.seed, string(k)), maphash.String(t.seed, e.s)+uint64(len(q.Format)))
+		n++
 	}
 	key := mapKey{t: resourceListType, h: h}
-	if c, ok := t.maps.get(key); ok {
-		if cm := c.Interface().(corev1.ResourceList); equalQuantities(cm, m) {
-			return cm
+	again := t.recurring(h)
+	if again {
+		if c, ok := t.maps.get(key); ok {
+			cm := c.Interface().(corev1.ResourceList)
+			equal := len(cm) == n
+			for _, e := range entries[:n] {
+				cq, ok := cm[e.n]
+				// cq's string was fixed before cm was shared: String only reads.
+				if equal = equal && ok && cq.Format == e.k.Format && cq.String() == e.s; !equal {
+					break
+				}
+			}
+			if equal {
+				return cm
+			}
+			return m
 		}
-		return m
 	}
-	for k, q := range m {
-		m[corev1.ResourceName(t.String(string(k)))] = q
+	for _, e := range entries[:n] {
+		// Storing the copy stores its computed string too.
+		m[corev1.ResourceName(t.String(string(e.n)))] = e.k
 	}
-	t.maps.put(key, reflect.ValueOf(m))
+	if again {
+		t.maps.put(key, reflect.ValueOf(m))
+	}
 	return m
 }
 
-func equalQuantities(a, b corev1.ResourceList) bool {
-	if len(a) != len(b) {
-		return false
+// fixQuantities computes and stores the canonical string of every value of
+// m, so that String on them never writes again.
+func fixQuantities(m corev1.ResourceList) {
+	for k, q := range m {
+		_ = q.String()
+		m[k] = q
 	}
-	for k, qa := range a {
-		qb, ok := b[k]
-		if !ok || qa.Format != qb.Format || qa.String() != qb.String() {
-			return false
-		}
-	}
-	return true
 }
 
 // reflectMap shares a map of a named type whose keys are of string kind and
@@ -225,6 +253,7 @@ func (t *Table) reflectMap(v reflect.Value, quantities bool) {
 		}
 		return
 	}
+	again := t.recurring(h)
 	keyType, elemType := v.Type().Key(), v.Type().Elem()
 	for it := v.MapRange(); it.Next(); {
 		k := reflect.ValueOf(t.String(it.Key().String())).Convert(keyType)
@@ -234,7 +263,9 @@ func (t *Table) reflectMap(v reflect.Value, quantities bool) {
 		}
 		v.SetMapIndex(k, e)
 	}
-	t.maps.put(key, reflect.ValueOf(v.Interface()))
+	if again {
+		t.maps.put(key, reflect.ValueOf(v.Interface()))
+	}
 }
 
 // mapValueText returns the comparable text of value e at key k of map m.

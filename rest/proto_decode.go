@@ -1,0 +1,70 @@
+package rest
+
+import (
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// protoMessage is what the generated Kubernetes types implement.
+type protoMessage interface {
+	Reset()
+	Unmarshal([]byte) error
+}
+
+// protoKind is one kind a Go type is registered as, with its apiVersion
+// spelled as the wire spells it.
+type protoKind struct {
+	apiVersion string
+	gvk        schema.GroupVersionKind
+}
+
+// decodeProtoInto decodes a protobuf object (magic and envelope included)
+// straight into into when the envelope names one of into's registered
+// kinds. It reads the envelope in place, where the generic decoder copies
+// the object's bytes out of it first. handled is false when this path does
+// not apply (unregistered type, another kind, an encoded or malformed
+// envelope): the caller then uses the generic decoder, which also produces
+// the errors for malformed input.
+func (c *Client) decodeProtoInto(body []byte, into runtime.Object) (handled bool, err error) {
+	m, ok := into.(protoMessage)
+	if !ok {
+		return false, nil
+	}
+	e, err := parseEnvelope(body)
+	if err != nil || !e.plain {
+		return false, nil
+	}
+	kinds := c.protoKinds(into)
+	for _, k := range kinds {
+		if k.gvk.Kind == string(e.kind) && k.apiVersion == string(e.apiVersion) {
+			m.Reset()
+			if err := m.Unmarshal(e.raw); err != nil {
+				return true, &DecodeError{ContentType: mediaProtobuf, Err: err}
+			}
+			into.GetObjectKind().SetGroupVersionKind(k.gvk)
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// protoKinds returns the kinds into's Go type is registered as, cached per
+// type.
+func (c *Client) protoKinds(into runtime.Object) []protoKind {
+	t := reflect.TypeOf(into)
+	if v, ok := c.kinds.Load(t); ok {
+		return v.([]protoKind)
+	}
+	gvks, _, err := c.scheme.ObjectKinds(into)
+	if err != nil {
+		gvks = nil
+	}
+	kinds := make([]protoKind, 0, len(gvks))
+	for _, g := range gvks {
+		kinds = append(kinds, protoKind{apiVersion: g.GroupVersion().String(), gvk: g})
+	}
+	c.kinds.Store(t, kinds)
+	return kinds
+}

@@ -1,0 +1,127 @@
+package rest
+
+import (
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestTypedProtobufWatchDecodesInPlace(t *testing.T) {
+	want := testCM("a", "7")
+	want.Data = map[string]string{"k": "v"}
+	body := concat(protoFrame(t, "ADDED", protoObject(t, want)), protoFrame(t, "DELETED", protoObject(t, testCM("b", "8"))))
+	c := streamServer(t, mediaProtobuf, body)
+	w, err := c.Get().Resource("configmaps").Watch(context.Background(), func() kruntime.Object { return &corev1.ConfigMap{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	first := (<-w.ResultChan()).Object.(*corev1.ConfigMap)
+	second := (<-w.ResultChan()).Object.(*corev1.ConfigMap)
+	if first.Name != "a" || first.ResourceVersion != "7" || first.Data["k"] != "v" || second.Name != "b" {
+		t.Fatalf("decoded %+v and %+v", first, second)
+	}
+	if gvk := first.GroupVersionKind(); gvk != (schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}) {
+		t.Errorf("kind = %v, want v1 ConfigMap", gvk)
+	}
+}
+
+func TestWatchKnownSkipsDecodingHeldObjects(t *testing.T) {
+	held := testCM("a", "1")
+	known := func(ns, name, rv string) kruntime.Object {
+		if ns == held.Namespace && name == "a" && rv == "1" {
+			return held
+		}
+		return nil
+	}
+	tests := []struct {
+		name     string
+		mt       string
+		body     func(t *testing.T) []byte
+		wantHeld []bool // per event: is the delivered object the held one
+	}{
+		{"protobuf: same resourceVersion reuses, a newer one decodes", mediaProtobuf, func(t *testing.T) []byte {
+			return concat(protoFrame(t, "ADDED", protoObject(t, testCM("a", "1"))), protoFrame(t, "MODIFIED", protoObject(t, testCM("a", "2"))), protoFrame(t, "ADDED", protoObject(t, testCM("c", "1"))))
+		}, []bool{true, false, false}},
+		{"protobuf: a delete is always decoded", mediaProtobuf, func(t *testing.T) []byte {
+			return protoFrame(t, "DELETED", protoObject(t, testCM("a", "1")))
+		}, []bool{false}},
+		{"JSON is always decoded", mediaJSON, func(t *testing.T) []byte {
+			return []byte(jsonEventLine("ADDED", cmJSON("a", "1")))
+		}, []bool{false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := streamServer(t, tt.mt, tt.body(t))
+			w, err := c.Get().Resource("configmaps").Known(known).Watch(context.Background(), func() kruntime.Object { return &corev1.ConfigMap{} })
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			for i, wantHeld := range tt.wantHeld {
+				ev, ok := <-w.ResultChan()
+				if !ok {
+					t.Fatalf("stream ended before event %d: %v", i, w.Err())
+				}
+				got := ev.Object.(*corev1.ConfigMap)
+				if (got == held) != wantHeld {
+					t.Errorf("event %d (%s %s@%s): held object delivered = %v, want %v", i, ev.Type, got.Name, got.ResourceVersion, got == held, wantHeld)
+				}
+			}
+		})
+	}
+}
+
+func TestEnvelopeReaders(t *testing.T) {
+	cm := testCM("name-1", "42")
+	cm.Namespace = "ns-1"
+	raw := protoObject(t, cm)
+	e, err := parseEnvelope(raw)
+	if err != nil || !e.plain || string(e.kind) != "ConfigMap" || string(e.apiVersion) != "v1" {
+		t.Fatalf("envelope = %+v, %v", e, err)
+	}
+	ns, name, rv, ok := objectIdentity(e.raw)
+	if !ok || string(ns) != "ns-1" || string(name) != "name-1" || string(rv) != "42" {
+		t.Fatalf("identity = %q %q %q %v", ns, name, rv, ok)
+	}
+	var back corev1.ConfigMap
+	if err := back.Unmarshal(e.raw); err != nil || !equality.Semantic.DeepEqual(&back, func() *corev1.ConfigMap { c := cm.DeepCopy(); c.TypeMeta = back.TypeMeta; return c }()) {
+		t.Fatalf("raw does not hold the object: %v", err)
+	}
+	bad := []struct {
+		name string
+		b    []byte
+	}{
+		{"no magic", []byte("k9s\x00")},
+		{"truncated length", []byte("k8s\x00\x12\x05ab")},
+		{"bad wire type", []byte("k8s\x00\x0f")},
+		{"field zero", []byte("k8s\x00\x02\x00")},
+	}
+	for _, b := range bad {
+		t.Run(b.name, func(t *testing.T) {
+			if _, err := parseEnvelope(b.b); err == nil {
+				t.Error("no error")
+			}
+		})
+	}
+	if _, _, _, ok := objectIdentity([]byte{0x0a, 0x00}); ok {
+		t.Error("identity read from empty metadata")
+	}
+}
+
+func BenchmarkWatchDecodeTypedProtobuf(b *testing.B) {
+	cm := testCM("a", "1")
+	cm.Data = map[string]string{"a": "b", "c": "d"}
+	raw := protoObject(b, cm)
+	newCM := func() kruntime.Object { return &corev1.ConfigMap{} }
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := testCodecClient.decodeEvent(mediaProtobuf, "ADDED", raw, newCM, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
