@@ -71,7 +71,9 @@ type ListerWatcher[T Object] interface {
 // state of one object, so nothing observable changes; what is saved is the
 // decoding and the garbage, which is most of the cost of a relist after a
 // 410 or a dropped watch: nearly every object comes back unchanged. known
-// may be called from any goroutine while the watch runs.
+// may be called from any goroutine while the watch runs; its string
+// arguments are valid during the call only (they may point into a read
+// buffer) and must not be kept.
 type KnownWatcher[T Object] interface {
 	WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (T, bool)) (watch.Interface, error)
 }

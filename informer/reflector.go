@@ -23,7 +23,8 @@ import (
 type KnownSink[T Object] interface {
 	// Known returns the held object with this namespace and name when it
 	// has exactly this resourceVersion. It is called from the watch
-	// stream's goroutine, concurrently with the sink's other methods.
+	// stream's goroutine, concurrently with the sink's other methods; the
+	// strings are valid during the call only.
 	Known(namespace, name, resourceVersion string) (T, bool)
 }
 

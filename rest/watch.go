@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -87,7 +88,10 @@ func (r *Request) Watch(ctx context.Context, newObject func() runtime.Object) (*
 }
 
 // KnownFunc returns the object the caller already holds with this
-// namespace, name and resourceVersion, or nil. See [Request.Known].
+// namespace, name and resourceVersion, or nil. See [Request.Known]. The
+// strings point into the stream's read buffer: they are valid during the
+// call only and must not be kept (a map lookup is fine; storing one is not —
+// clone it with strings.Clone first).
 type KnownFunc func(namespace, name, resourceVersion string) runtime.Object
 
 // Known lets a watch skip decoding objects the caller already holds: for
@@ -276,12 +280,16 @@ func (c *Client) knownObject(raw []byte, known KnownFunc) runtime.Object {
 	if !ok {
 		return nil
 	}
-	obj := known(string(ns), string(name), string(rv))
+	obj := known(transient(ns), transient(name), transient(rv))
 	if isNil(obj) {
 		return nil
 	}
 	return obj
 }
+
+// transient views b as a string without copying; the string is valid only
+// while b is not overwritten.
+func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // quoteShort quotes s for an error message, cut to 64 bytes.
 func quoteShort(s string) string {
