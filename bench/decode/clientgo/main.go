@@ -25,6 +25,11 @@ func config(host string, rt http.RoundTripper, protobuf bool) *rest.Config {
 	if protobuf {
 		cfg.ContentType = decodebench.MediaProtobuf
 		cfg.AcceptContentTypes = decodebench.MediaProtobuf + "," + decodebench.MediaJSON
+	} else {
+		// Set explicitly: with ContentType unset, v0.37's typed clients
+		// (gentype.PrefersProtobuf) ask for protobuf for built-in kinds.
+		cfg.ContentType = decodebench.MediaJSON
+		cfg.AcceptContentTypes = decodebench.MediaJSON
 	}
 	return cfg
 }
