@@ -21,6 +21,11 @@
 //		MaxConcurrentReconciles: 4,
 //	})
 //
+// A reconciler that needs only metadata (labels, annotations, owners)
+// should use ForMetadata instead of For: its informer lists, watches and
+// caches *metav1.PartialObjectMetadata, so the API server sends and the
+// process decodes and keeps a fraction of each object.
+//
 // Everything else is the package's: each Source registers a handler on a
 // shared informer; the handler filters events through the source's
 // Predicates and adds Requests to the controller's queue, nothing more.

@@ -73,6 +73,21 @@ func For[T informer.Object](opts SourceOptions) Source {
 	return &kindSource[T]{kind: kindFor, opts: opts}
 }
 
+// ForMetadata makes the primary source of a Controller from a
+// metadata-only informer of resource gvr: objects arrive, and are cached,
+// as *metav1.PartialObjectMetadata (name, namespace, labels, annotations,
+// owner references, generation...), without spec or status. Use it
+// instead of For when the reconciler needs only metadata, as a labeler
+// does: the API server sends less, the client decodes and caches less.
+// Read the objects with informer.ForMetadata on the Manager's Factory with
+// the same ForOptions, which returns the same shared informer.
+//
+// Owns sources of a Controller whose For source is ForMetadata must set
+// SourceOptions.OwnerKind.
+func ForMetadata(gvr schema.GroupVersionResource, opts SourceOptions) Source {
+	return &kindSource[*metav1.PartialObjectMetadata]{kind: kindFor, opts: opts, gvr: gvr, metadata: true}
+}
+
 // Owns makes a source of objects of type T owned by objects of the For
 // kind: an event of a T whose controller ownerReference (controller: true)
 // points to an object of that kind enqueues a Request for the owner (old
@@ -96,6 +111,10 @@ type kindSource[T informer.Object] struct {
 	kind  sourceKind
 	opts  SourceOptions
 	mapFn func(ctx context.Context, obj T) []Request
+	// metadata: the informer is the metadata-only one of gvr (T is
+	// *metav1.PartialObjectMetadata).
+	metadata bool
+	gvr      schema.GroupVersionResource
 
 	inf     *informer.Informer[T]
 	owner   schema.GroupKind
@@ -115,6 +134,9 @@ func (s *kindSource[T]) String() string {
 	default:
 		verb = "Watches"
 	}
+	if s.metadata {
+		return verb + "Metadata[" + s.gvr.String() + "]"
+	}
 	return verb + "[" + reflect.TypeFor[T]().String() + "]"
 }
 
@@ -131,6 +153,14 @@ func (s *kindSource[T]) bind(b *binder) error {
 			}
 			s.owner = gk
 		}
+	}
+	if s.metadata {
+		inf, ok := any(informer.ForMetadata(b.factory, s.gvr, s.opts.Informer)).(*informer.Informer[T])
+		if !ok { // unreachable: ForMetadata makes T *metav1.PartialObjectMetadata
+			return fmt.Errorf("%w: %s", ErrUnknownKind, s)
+		}
+		s.inf = inf
+		return nil
 	}
 	s.inf = informer.For[T](b.factory, s.opts.Informer)
 	return nil
