@@ -25,6 +25,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -32,6 +33,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +64,13 @@ type result struct {
 	// CPUSeconds is this process's user+system CPU time during the run
 	// (the client side only; steadier than wall time on a busy machine).
 	CPUSeconds float64 `json:"client_cpu_seconds"`
+	// FirstPatch is when the first patch response arrived, in seconds
+	// from the start: for bare, the list; for the labeler, the informer's
+	// sync and the first reconcile.
+	FirstPatch float64 `json:"first_patch_seconds"`
+	// ServerCPUSeconds is the CPU time of the control plane (this
+	// process's descendants: etcd, kube-apiserver) during the run.
+	ServerCPUSeconds float64 `json:"server_cpu_seconds"`
 	// Reconciles by result, and API requests by method and code, for the
 	// labeler (from its Manager's registry).
 	Reconciles map[string]float64 `json:"reconciles,omitempty"`
@@ -72,6 +82,7 @@ func main() {
 	rounds := flag.Int("rounds", 1, "bare/labeler pairs to run, alternating")
 	workers := flag.Int("workers", labeler.DefaultWorkers, "goroutines of the bare loop (the labeler uses its default)")
 	throttle := flag.Bool("throttle", false, "5 qps / burst 10 client-side limit on every client (client-go's default)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the labeler runs (client side) to this file")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx := context.Background()
@@ -88,6 +99,14 @@ func main() {
 		os.Exit(1)
 	}
 
+	var prof *os.File
+	if *cpuprofile != "" {
+		if prof, err = os.Create(*cpuprofile); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer prof.Close()
+	}
 	var bare, ctl []float64
 	for round := range *rounds {
 		for _, mode := range []string{"bare", "labeler"} {
@@ -100,14 +119,24 @@ func main() {
 			if *throttle {
 				cfg.RateLimiter = rate.NewLimiter(5, 10)
 			}
-			var d time.Duration
+			var d, first time.Duration
 			var reconciles, requests map[string]float64
-			cpu0 := cpuTime()
+			cpu0, server0 := cpuTime(), descendantsCPU()
 			if mode == "bare" {
-				d, err = runBare(ctx, cfg, ns, *n, *workers)
+				d, first, err = runBare(ctx, cfg, ns, *n, *workers)
 				bare = append(bare, d.Seconds())
 			} else {
-				d, reconciles, requests, err = runLabeler(ctx, cfg, ns, *n, log)
+				if prof != nil {
+					if err := pprof.StartCPUProfile(prof); err != nil {
+						fmt.Fprintln(os.Stderr, err)
+						os.Exit(1)
+					}
+				}
+				d, first, reconciles, requests, err = runLabeler(ctx, cfg, ns, *n, log)
+				if prof != nil {
+					pprof.StopCPUProfile()
+					prof = nil // the first labeler run only
+				}
 				ctl = append(ctl, d.Seconds())
 			}
 			if err != nil {
@@ -122,7 +151,7 @@ func main() {
 			if mode == "labeler" {
 				w = labeler.DefaultWorkers
 			}
-			line, _ := json.Marshal(result{mode, *n, w, *throttle, d.Seconds(), float64(*n) / d.Seconds(), (cpuTime() - cpu0).Seconds(), reconciles, requests})
+			line, _ := json.Marshal(result{mode, *n, w, *throttle, d.Seconds(), float64(*n) / d.Seconds(), (cpuTime() - cpu0).Seconds(), first.Seconds(), (descendantsCPU() - server0).Seconds(), reconciles, requests})
 			fmt.Println(string(line))
 		}
 	}
@@ -151,39 +180,43 @@ func populate(ctx context.Context, c *client.Client, ns string, n int) error {
 
 // runBare lists the Deployments and patches each once from workers
 // goroutines.
-func runBare(ctx context.Context, cfg *rest.Config, ns string, n, workers int) (time.Duration, error) {
+func runBare(ctx context.Context, cfg *rest.Config, ns string, n, workers int) (elapsed, first time.Duration, err error) {
 	c, err := newClient(cfg)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	var once sync.Once
 	patch := []byte(`{"metadata":{"labels":{"` + labeler.Label + `":"bare"}}}`)
 	deps := client.For[*appsv1.Deployment](c).Namespace(ns)
 	start := time.Now()
 	var names []string
 	for d, err := range deps.All(ctx, client.AllOptions{}) {
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		names = append(names, d.Name)
 	}
 	if len(names) != n {
-		return 0, fmt.Errorf("listed %d deployments, want %d", len(names), n)
+		return 0, 0, fmt.Errorf("listed %d deployments, want %d", len(names), n)
 	}
 	err = parallel(n, workers, func(i int) error {
 		_, err := deps.Patch(ctx, names[i], types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "bare"})
+		once.Do(func() { first = time.Since(start) })
 		return err
 	})
-	return time.Since(start), err
+	return time.Since(start), first, err
 }
 
 // runLabeler runs the labeler until it has sent n successful patches.
-func runLabeler(ctx context.Context, cfg *rest.Config, ns string, n int, log *slog.Logger) (time.Duration, map[string]float64, map[string]float64, error) {
+func runLabeler(ctx context.Context, cfg *rest.Config, ns string, n int, log *slog.Logger) (elapsed, first time.Duration, reconciles, requests map[string]float64, err error) {
 	var patched atomic.Int64
+	var firstAt atomic.Int64 // UnixNano of the first patch response
 	all := make(chan struct{})
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			resp, err := rt.RoundTrip(r)
 			if err == nil && r.Method == http.MethodPatch && resp.StatusCode == http.StatusOK && strings.Contains(r.URL.Path, "/deployments/") {
+				firstAt.CompareAndSwap(0, time.Now().UnixNano())
 				if patched.Add(1) == int64(n) {
 					close(all)
 				}
@@ -194,29 +227,29 @@ func runLabeler(ctx context.Context, cfg *rest.Config, ns string, n int, log *sl
 	start := time.Now()
 	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cfg, Logger: log})
 	if err != nil {
-		return 0, nil, nil, err
+		return 0, 0, nil, nil, err
 	}
 	if _, err := labeler.Setup(mgr, labeler.Options{Namespace: ns}); err != nil {
-		return 0, nil, nil, err
+		return 0, 0, nil, nil, err
 	}
 	mctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()
-	var elapsed time.Duration
 	select {
 	case <-all:
 		elapsed = time.Since(start)
+		first = time.Unix(0, firstAt.Load()).Sub(start)
 	case err := <-done:
 		cancel()
-		return 0, nil, nil, fmt.Errorf("manager stopped early: %v", err)
+		return 0, 0, nil, nil, fmt.Errorf("manager stopped early: %v", err)
 	case <-time.After(time.Hour):
 		cancel()
-		return 0, nil, nil, fmt.Errorf("only %d patches after an hour", patched.Load())
+		return 0, 0, nil, nil, fmt.Errorf("only %d patches after an hour", patched.Load())
 	}
 	cancel()
 	err = <-done
-	reconciles := map[string]float64{}
-	requests := map[string]float64{}
+	reconciles = map[string]float64{}
+	requests = map[string]float64{}
 	families, _ := mgr.Registry().Gather()
 	for _, f := range families {
 		for _, m := range f.GetMetric() {
@@ -232,7 +265,7 @@ func runLabeler(ctx context.Context, cfg *rest.Config, ns string, n int, log *sl
 			}
 		}
 	}
-	return elapsed, reconciles, requests, err
+	return elapsed, first, reconciles, requests, err
 }
 
 // verify checks that all n Deployments of ns carry the label.
@@ -297,6 +330,54 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// descendantsCPU returns the CPU time (user+system) used so far by the
+// live descendants of this process, read from /proc (0 where unavailable).
+func descendantsCPU() time.Duration {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	type proc struct {
+		ppid int
+		cpu  time.Duration
+	}
+	procs := map[int]proc{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The command may hold spaces: fields start after the last ')'.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		procs[pid] = proc{ppid, time.Duration(ut+st) * (time.Second / 100)} // USER_HZ
+	}
+	self := os.Getpid()
+	var total time.Duration
+	for pid, p := range procs {
+		for q, ok := p, true; ok; q, ok = procs[q.ppid] {
+			if q.ppid == self {
+				total += procs[pid].cpu
+				break
+			}
+		}
+	}
+	return total
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
