@@ -29,6 +29,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/kubego/kubego/bench/internal/measure"
@@ -49,11 +50,25 @@ type Body struct {
 // Bodies serves the captured JSON or protobuf body by the request's Accept
 // header (protobuf when it is listed first, as both libraries send it when
 // configured for protobuf).
-type Bodies struct{ JSON, Protobuf Body }
+// Served, when set, counts the answers of each format, so that a run can
+// check it measured the format it meant to.
+type Bodies struct {
+	JSON, Protobuf Body
+	Served         *Served
+}
+
+// Served counts the bodies served per format.
+type Served struct{ JSON, Protobuf atomic.Int64 }
 
 func (b Bodies) pick(accept string) Body {
 	if strings.HasPrefix(strings.TrimSpace(accept), MediaProtobuf) {
+		if b.Served != nil {
+			b.Served.Protobuf.Add(1)
+		}
 		return b.Protobuf
+	}
+	if b.Served != nil {
+		b.Served.JSON.Add(1)
 	}
 	return b.JSON
 }
@@ -112,7 +127,7 @@ func Main(impl string, d Driver) {
 	if *jsonPath == "" || *pbPath == "" {
 		measure.Fail(fmt.Errorf("-json and -protobuf are required"))
 	}
-	var bodies Bodies
+	bodies := Bodies{Served: &Served{}}
 	for _, f := range []struct {
 		path string
 		ct   string
@@ -161,9 +176,17 @@ func run(ctx context.Context, d Driver, bodies Bodies, host string, iterations i
 			if err != nil {
 				return measure.Result{}, fmt.Errorf("%s %s: %w", tier, format, err)
 			}
+			wrong := &bodies.Served.Protobuf
+			if pb {
+				wrong = &bodies.Served.JSON
+			}
+			wrong0 := wrong.Load()
 			n, err := fn(ctx) // warm up: connection, type caches
 			if err != nil {
 				return measure.Result{}, fmt.Errorf("%s %s: %w", tier, format, err)
+			}
+			if wrong.Load() != wrong0 {
+				return measure.Result{}, fmt.Errorf("%s %s: the client asked for the other format", tier, format)
 			}
 			if n == 0 || (objects != 0 && n != objects) {
 				return measure.Result{}, fmt.Errorf("%s %s: decoded %d objects, want %d (and not 0)", tier, format, n, objects)

@@ -5,10 +5,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
 var testBodies = Bodies{
+	Served:   &Served{},
 	JSON:     Body{Data: []byte(`{"items":[{},{}]}`), ContentType: MediaJSON},
 	Protobuf: Body{Data: []byte("k8s\x00pb"), ContentType: MediaProtobuf},
 }
@@ -64,6 +66,21 @@ func (countDriver) Clientset(host string, protobuf bool) (func(context.Context) 
 	return func(ctx context.Context) (int, error) { return fetch(ctx, http.DefaultClient, host, protobuf) }, nil
 }
 
+func TestRunRejectsAClientAskingForTheOtherFormat(t *testing.T) {
+	srv := httptest.NewServer(testBodies)
+	defer srv.Close()
+	if _, err := run(t.Context(), jsonOnly{}, testBodies, srv.URL, 1); err == nil || !strings.Contains(err.Error(), "other format") {
+		t.Fatalf("run = %v, want the other-format error", err)
+	}
+}
+
+// jsonOnly asks for JSON whatever it is told.
+type jsonOnly struct{ countDriver }
+
+func (jsonOnly) REST(rt http.RoundTripper, _ bool) (func(context.Context) (int, error), error) {
+	return countDriver{}.REST(rt, false)
+}
+
 func TestRunRejectsFormatsOfDifferentLength(t *testing.T) {
 	srv := httptest.NewServer(testBodies)
 	defer srv.Close()
@@ -72,7 +89,7 @@ func TestRunRejectsFormatsOfDifferentLength(t *testing.T) {
 	if _, err := run(t.Context(), countDriver{}, testBodies, srv.URL, 2); err == nil {
 		t.Fatal("run accepted two formats decoding to different counts")
 	}
-	same := Bodies{JSON: testBodies.JSON, Protobuf: Body{Data: []byte("k8s\x00pb-padding!!!"), ContentType: MediaProtobuf}}
+	same := Bodies{Served: &Served{}, JSON: testBodies.JSON, Protobuf: Body{Data: []byte("k8s\x00pb-padding!!!"), ContentType: MediaProtobuf}}
 	srv2 := httptest.NewServer(same)
 	defer srv2.Close()
 	r, err := run(t.Context(), countDriver{}, same, srv2.URL, 2)
