@@ -26,7 +26,13 @@ func benchPod(i int, rv string) *corev1.Pod {
 // (DESIGN.md §6; client-go's equivalent manages about 90 writes/s).
 // Reported: writes/s and lists/s.
 func BenchmarkStoreWritesUnderReadLoad(b *testing.B) {
-	const objects, readers = 10000, 10
+	for _, readers := range []int{0, 10} {
+		b.Run(fmt.Sprintf("readers=%d", readers), func(b *testing.B) { benchStoreWrites(b, readers) })
+	}
+}
+
+func benchStoreWrites(b *testing.B, readers int) {
+	const objects = 10000
 	items := make([]*corev1.Pod, objects)
 	for i := range items {
 		items[i] = benchPod(i, "1")
