@@ -20,6 +20,9 @@ type Options[K comparable] struct {
 	Metrics Metrics
 }
 
+// heldSlot is a key held by a worker: its slot and tag (see table).
+type heldSlot struct{ tag, slot uint32 }
+
 // waiter is a Get call parked until a key or shutdown arrives. The queue
 // hands a key over by filling key and ok and then sending on ch, all under
 // the lock, so a woken worker needs no second trip through the lock.
@@ -42,6 +45,10 @@ type Queue[K comparable] struct {
 	// hash their key before taking mu, so that under mu the table only
 	// compares.
 	keys table[K]
+	// held lists the slots of the keys handed to workers and not yet
+	// Done, with their tags: Done finds its key here, in a list as short
+	// as the number of busy workers, rather than in the index.
+	held []heldSlot
 	// ready holds the slots (in keys) of the keys waiting for a worker,
 	// oldest first. Each key is in it at most once.
 	ready   fifo[uint32]
@@ -157,6 +164,9 @@ func (q *Queue[K]) addLocked(h hashed[K]) {
 	}
 	i, ok := q.keys.lookup(h)
 	if !ok {
+		if q.keys.full() {
+			q.reindexLocked()
+		}
 		q.noteAdded(h.key)
 		q.readyLocked(q.keys.insert(h, stateQueued))
 		return
@@ -198,6 +208,17 @@ func (q *Queue[K]) readyLocked(i uint32) {
 	}
 }
 
+// reindexLocked rebuilds the table's index from the live keys: those in
+// ready and those held.
+func (q *Queue[K]) reindexLocked() {
+	q.keys.rebuild(func(yield func(uint32)) {
+		q.ready.each(yield)
+		for _, h := range q.held {
+			yield(h.slot)
+		}
+	})
+}
+
 // popLocked takes the oldest key out of ready and hands it to the caller.
 func (q *Queue[K]) popLocked() K {
 	k := q.takeLocked(q.ready.pop())
@@ -212,7 +233,7 @@ func (q *Queue[K]) popLocked() K {
 func (q *Queue[K]) takeLocked(i uint32) K {
 	sl := q.keys.at(i)
 	sl.state = stateHeld
-	q.keys.held++
+	q.held = append(q.held, heldSlot{sl.aux, i})
 	k := sl.key
 	if q.metrics != nil {
 		now := q.clock.Now()
@@ -309,19 +330,27 @@ func (q *Queue[K]) unparkLocked(w *waiter[K]) {
 // Done tells the queue that the worker holding k has finished with it. If
 // k was added again meanwhile, it is queued now (at the back). Done for a key
 // that no worker holds does nothing.
+// It looks k up among the keys held at that moment, so its cost grows with
+// how many keys workers hold at once.
 func (q *Queue[K]) Done(k K) {
-	h := q.keys.hash(k)
+	tag := uint32(q.keys.hash(k).hash)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	i, ok := q.keys.lookup(h)
-	if !ok {
-		return
+	j := -1
+	for x, h := range q.held {
+		if h.tag == tag && q.keys.at(h.slot).key == k {
+			j = x
+			break
+		}
 	}
+	if j < 0 {
+		return // not held
+	}
+	i := q.held[j].slot
+	last := len(q.held) - 1
+	q.held[j] = q.held[last]
+	q.held = q.held[:last]
 	sl := q.keys.at(i)
-	if sl.state != stateHeld && sl.state != stateHeldAgain {
-		return
-	}
-	q.keys.held--
 	if q.metrics != nil {
 		if at, ok := q.startedAt[k]; ok {
 			q.metrics.Finished(q.clock.Now().Sub(at))
@@ -331,9 +360,9 @@ func (q *Queue[K]) Done(k K) {
 	if sl.state == stateHeldAgain && !q.shut {
 		q.readyLocked(i)
 	} else {
-		q.keys.remove(h, i)
+		q.keys.release(i)
 	}
-	if q.keys.held == 0 && q.drained != nil {
+	if len(q.held) == 0 && q.drained != nil {
 		close(q.drained)
 		q.drained = nil
 	}
@@ -366,7 +395,7 @@ func (q *Queue[K]) ShutDown() {
 func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
 	q.mu.Lock()
 	q.shutDownLocked()
-	if q.keys.held == 0 {
+	if len(q.held) == 0 {
 		q.mu.Unlock()
 		return nil
 	}
@@ -381,7 +410,7 @@ func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		q.mu.Lock()
-		n := q.keys.held
+		n := len(q.held)
 		q.mu.Unlock()
 		if n == 0 {
 			return nil
@@ -407,14 +436,10 @@ func (q *Queue[K]) shutDownLocked() {
 	q.inSpare = nil
 	// Drop the waiting keys and pending re-adds; keep the held keys, for
 	// Done.
-	q.ready.each(func(i uint32) {
-		q.keys.remove(q.keys.hash(q.keys.at(i).key), i)
-	})
+	q.ready.each(q.keys.release)
 	q.ready.clear()
-	for i := range q.keys.n {
-		if sl := q.keys.at(i); sl.state == stateHeldAgain {
-			sl.state = stateHeld
-		}
+	for _, h := range q.held {
+		q.keys.at(h.slot).state = stateHeld
 	}
 	var zero K
 	for _, w := range q.waiters {
@@ -436,7 +461,7 @@ func (q *Queue[K]) shutDownLocked() {
 func (q *Queue[K]) inFlight() InFlight {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	f := InFlight{Count: q.keys.held}
+	f := InFlight{Count: len(q.held)}
 	if len(q.startedAt) == 0 {
 		return f
 	}

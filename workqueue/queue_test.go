@@ -141,8 +141,8 @@ func TestQueueDeduplicatesAcrossResizes(t *testing.T) {
 		if len(seen) != n {
 			t.Fatalf("round %d: %d keys came out, want %d", round, len(seen), n)
 		}
-		if q.keys.count != 0 || q.keys.held != 0 {
-			t.Fatalf("round %d: key table still holds %d keys, %d held", round, q.keys.count, q.keys.held)
+		if q.keys.live != 0 || len(q.held) != 0 || q.keys.entries > len(q.keys.buckets)/2 {
+			t.Fatalf("round %d: key table holds %d keys (%d held) in %d of %d buckets", round, q.keys.live, len(q.held), q.keys.entries, len(q.keys.buckets))
 		}
 	}
 }
@@ -453,7 +453,7 @@ func hammer(t *testing.T) {
 	// in-flight count under the lock, yielding in between.
 	for {
 		q.mu.Lock()
-		idle := q.ready.len() == 0 && q.keys.held == 0
+		idle := q.ready.len() == 0 && len(q.held) == 0
 		q.mu.Unlock()
 		if idle {
 			break
