@@ -6,6 +6,18 @@
 //
 //	go run ./cmd/runner -runs 3 -pods 20000
 //	go run ./cmd/runner -runs 1 -pods 2000 -profile
+//	go run ./cmd/runner -only decode,store -runs 3
+//
+// With -only, only the wanted benchmarks' binaries are built, the control
+// plane is started only if one of them needs it (the server benchmarks, and
+// decode to capture its LIST bodies), and the rows of the other benchmarks
+// are kept from the previous results/latest.json (the table names them).
+//
+// The decode and store benchmarks run after the control plane has stopped:
+// decode decodes a LIST page (-decode-page Pods, 500 by default) captured
+// once from the populated server, in JSON and protobuf (package
+// bench/decode); store loads an informer's store with 10,000 Pods and 10
+// listing goroutines (package bench/store).
 //
 // Population is not cached between invocations: the control plane's etcd
 // lives in a temporary directory and the runner re-creates the objects
