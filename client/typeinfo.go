@@ -22,16 +22,21 @@ const (
 	formJSON
 	// formUnstructured: *unstructured.Unstructured, JSON.
 	formUnstructured
-	// formMetadata: *metav1.PartialObjectMetadata, JSON with the
-	// as=PartialObjectMetadata media type parameter.
+	// formMetadata: *metav1.PartialObjectMetadata, asked for with the
+	// as=PartialObjectMetadata media type parameter, protobuf first.
 	formMetadata
 )
 
 const (
-	// AcceptMetadata asks the server for PartialObjectMetadata.
-	AcceptMetadata = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
-	// AcceptMetadataList asks the server for a PartialObjectMetadataList.
-	AcceptMetadataList = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+	// AcceptMetadata asks the server for PartialObjectMetadata, in
+	// protobuf when it can (every resource, custom ones included, since
+	// the server converts), else JSON.
+	AcceptMetadata = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1," +
+		"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+	// AcceptMetadataList asks the server for a PartialObjectMetadataList,
+	// protobuf first.
+	AcceptMetadataList = "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1," +
+		"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
 )
 
 var (
