@@ -3,6 +3,7 @@ package workqueue
 import (
 	"context"
 	"hash/maphash"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -267,6 +268,14 @@ func (q *Queue[K]) Get(ctx context.Context) (k K, ok bool) {
 		}
 	}
 	q.mu.Lock()
+	if q.ready.len() == 0 && q.in.n.Load() == 0 && !q.shut && len(q.waiters) == 0 {
+		// Nothing to take: before parking, which costs a wake-up per key
+		// handed over later, let the producers run once; busy producers
+		// will have left keys in the intake by the time we are back.
+		q.mu.Unlock()
+		runtime.Gosched()
+		q.mu.Lock()
+	}
 	if q.in.n.Load() > 0 || q.ready.len() == 0 {
 		q.takeInLocked(true)
 	}
