@@ -535,13 +535,12 @@ type sink[T Object] Informer[T]
 
 func (s *sink[T]) Prepare(obj T) T {
 	i := (*Informer[T])(s)
-	if rv := obj.GetResourceVersion(); rv != "" {
+	old, held := i.store.Get(KeyOf(obj))
+	if held && obj.GetResourceVersion() != "" && old.GetResourceVersion() == obj.GetResourceVersion() {
 		// A relisted object that did not change: keep the one already
 		// cached, so the new copy is garbage at once and a relist does not
 		// double memory.
-		if old, ok := i.store.Get(KeyOf(obj)); ok && old.GetResourceVersion() == rv {
-			return old
-		}
+		return old
 	}
 	if !i.opts.KeepManagedFields && obj.GetManagedFields() != nil {
 		obj.SetManagedFields(nil)
@@ -550,7 +549,12 @@ func (s *sink[T]) Prepare(obj T) T {
 		obj = i.opts.Transform(obj)
 	}
 	if i.share != nil {
-		i.share.Object(obj)
+		if held {
+			// An update: most of it equals the cached version.
+			i.share.ObjectLike(obj, old)
+		} else {
+			i.share.Object(obj)
+		}
 	}
 	return obj
 }

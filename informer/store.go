@@ -45,9 +45,9 @@ type entry[T Object] struct {
 }
 
 type shard[T Object] struct {
-	items map[Key]entry[T]
+	items slots[T]
 	// index: index name → value → keys, for the indexers other than
-	// NamespaceIndex, which is answered from byNS.
+	// NamespaceIndex, which is answered from byNS; nil until used.
 	index map[string]map[string]map[Key]struct{}
 	txn   uint64 // transaction that may still mutate it
 	// Read caches, built on first use once the shard is published (a
@@ -61,8 +61,8 @@ func (sh *shard[T]) objects() []T {
 		return *p
 	}
 	out := make([]T, 0, len(sh.items))
-	for _, e := range sh.items {
-		out = append(out, e.obj)
+	for i := range sh.items {
+		out = append(out, sh.items[i].e.obj)
 	}
 	sh.all.Store(&out)
 	return out
@@ -73,8 +73,9 @@ func (sh *shard[T]) namespace(ns string) []T {
 		return (*p)[ns]
 	}
 	m := map[string][]T{}
-	for k, e := range sh.items {
-		m[k.Namespace] = append(m[k.Namespace], e.obj)
+	for i := range sh.items {
+		x := &sh.items[i]
+		m[x.k.Namespace] = append(m[x.k.Namespace], x.e.obj)
 	}
 	sh.byNS.Store(&m)
 	return m[ns]
@@ -124,9 +125,10 @@ func newStore[T Object](indexers map[string]IndexFunc[T], detect *detector[T]) *
 	return s
 }
 
-func (s *Store[T]) pos(k Key) (int, int) {
-	h := maphash.Comparable(s.seed, k)
-	return int(h & (fan - 1)), int((h >> fanBits) & (fan - 1))
+// pos returns the hash of k and the position of its shard.
+func (s *Store[T]) pos(k Key) (h uint64, mi, si int) {
+	h = maphash.Comparable(s.seed, k)
+	return h, int(h & (fan - 1)), int((h >> fanBits) & (fan - 1))
 }
 
 // each calls fn for every non-empty shard of r.
@@ -145,7 +147,7 @@ func (r *root[T]) each(fn func(*shard[T])) {
 
 // Get returns the object stored under k.
 func (s *Store[T]) Get(k Key) (T, bool) {
-	mi, si := s.pos(k)
+	h, mi, si := s.pos(k)
 	var zero T
 	m := s.cur.Load().mids[mi]
 	if m == nil {
@@ -155,7 +157,7 @@ func (s *Store[T]) Get(k Key) (T, bool) {
 	if sh == nil {
 		return zero, false
 	}
-	e, ok := sh.items[k]
+	e, ok := sh.items.get(h, k)
 	return e.obj, ok
 }
 
@@ -239,8 +241,8 @@ func (s *Store[T]) Keys() []Key {
 	r := s.cur.Load()
 	out := make([]Key, 0, r.count)
 	r.each(func(sh *shard[T]) {
-		for k := range sh.items {
-			out = append(out, k)
+		for i := range sh.items {
+			out = append(out, sh.items[i].k)
 		}
 	})
 	return out
@@ -278,7 +280,7 @@ func (s *Store[T]) byIndex(index, value string, sel labels.Selector) ([]T, error
 	}
 	r.each(func(sh *shard[T]) {
 		for k := range sh.index[index][value] {
-			if e, ok := sh.items[k]; ok && (all || sel.Matches(labels.Set(e.obj.GetLabels()))) {
+			if e, ok := sh.items.get(maphash.Comparable(s.seed, k), k); ok && (all || sel.Matches(labels.Set(e.obj.GetLabels()))) {
 				out = append(out, e.obj)
 			}
 		}
@@ -363,7 +365,7 @@ func (s *Store[T]) shardAt(mi, si int, create bool) *shard[T] {
 	case sh == nil && !create:
 		return nil
 	case sh == nil:
-		sh = &shard[T]{items: map[Key]entry[T]{}, index: map[string]map[string]map[Key]struct{}{}, txn: s.txn}
+		sh = &shard[T]{txn: s.txn}
 		m.shards[si] = sh
 	case sh.txn != s.txn:
 		sh = sh.clone(s.txn)
@@ -389,7 +391,12 @@ func (s *Store[T]) midAt(mi int) *mid[T] {
 }
 
 func (sh *shard[T]) clone(txn uint64) *shard[T] {
-	c := &shard[T]{items: maps.Clone(sh.items), index: make(map[string]map[string]map[Key]struct{}, len(sh.index)), txn: txn}
+	// One slot of room: most copies are made to add or replace one object.
+	c := &shard[T]{items: append(make(slots[T], 0, len(sh.items)+1), sh.items...), txn: txn}
+	if sh.index == nil {
+		return c
+	}
+	c.index = make(map[string]map[string]map[Key]struct{}, len(sh.index))
 	for name, vals := range sh.index {
 		cv := make(map[string]map[Key]struct{}, len(vals))
 		for v, set := range vals {
@@ -406,6 +413,9 @@ func (s *Store[T]) indexAdd(sh *shard[T], k Key, obj T) {
 			continue
 		}
 		for _, v := range fn(obj) {
+			if sh.index == nil {
+				sh.index = map[string]map[string]map[Key]struct{}{}
+			}
 			idx := sh.index[name]
 			if idx == nil {
 				idx = map[string]map[Key]struct{}{}
@@ -440,23 +450,25 @@ func (s *Store[T]) indexDel(sh *shard[T], k Key, obj T) {
 
 // putW stores obj inside the open transaction.
 func (s *Store[T]) putW(k Key, obj T) (old T, existed bool) {
-	mi, si := s.pos(k)
+	h, mi, si := s.pos(k)
 	sh := s.shardAt(mi, si, true)
-	e, existed := sh.items[k]
+	i, existed := sh.items.find(h, k)
 	if existed {
-		s.detect.check(k, e)
+		e := &sh.items[i].e
+		s.detect.check(k, *e)
 		if any(e.obj) == any(obj) {
 			e.gen = s.txn
-			sh.items[k] = e
 			return e.obj, true
 		}
+		old = e.obj
 		s.indexDel(sh, k, e.obj)
+		*e = entry[T]{obj: obj, gen: s.txn, snap: s.detect.snapshot(obj)}
 	} else {
 		s.w.count++
+		sh.items = slices.Insert(sh.items, i, slot[T]{h: h, k: k, e: entry[T]{obj: obj, gen: s.txn, snap: s.detect.snapshot(obj)}})
 	}
-	sh.items[k] = entry[T]{obj: obj, gen: s.txn, snap: s.detect.snapshot(obj)}
 	s.indexAdd(sh, k, obj)
-	return e.obj, existed
+	return old, existed
 }
 
 // put stores obj and returns the previous object under its key.
@@ -473,14 +485,14 @@ func (s *Store[T]) remove(k Key) (old T, existed bool) {
 	}
 	s.begin()
 	defer s.commit()
-	mi, si := s.pos(k)
+	h, mi, si := s.pos(k)
 	sh := s.shardAt(mi, si, false)
-	e, existed := sh.items[k]
+	e, existed := sh.items.get(h, k)
 	if !existed {
 		return old, false
 	}
 	s.detect.check(k, e)
-	delete(sh.items, k)
+	sh.items.remove(h, k)
 	s.indexDel(sh, k, e.obj)
 	s.w.count--
 	return e.obj, true
@@ -509,32 +521,36 @@ func (s *Store[T]) replace(items []T, initial bool) []Delta[T] {
 			if sh.txn != s.txn {
 				// Untouched by this relist: every entry is gone. Drop the
 				// shard without copying it.
-				for k, e := range sh.items {
-					s.detect.check(k, e)
+				for _, x := range sh.items {
+					s.detect.check(x.k, x.e)
 					s.w.count--
+					e := x.e
 					deltas = append(deltas, Delta[T]{Type: Deleted, Object: e.obj, FinalStateUnknown: true})
 				}
 				s.midAt(mi).shards[si] = nil
 				continue
 			}
-			for k, e := range sh.items {
-				if e.gen == s.txn {
+			kept := sh.items[:0]
+			for _, x := range sh.items {
+				if x.e.gen == s.txn {
+					kept = append(kept, x)
 					continue
 				}
-				s.detect.check(k, e)
-				delete(sh.items, k)
-				s.indexDel(sh, k, e.obj)
+				s.detect.check(x.k, x.e)
+				s.indexDel(sh, x.k, x.e.obj)
 				s.w.count--
-				deltas = append(deltas, Delta[T]{Type: Deleted, Object: e.obj, FinalStateUnknown: true})
+				deltas = append(deltas, Delta[T]{Type: Deleted, Object: x.e.obj, FinalStateUnknown: true})
 			}
+			clear(sh.items[len(kept):]) // drop references to removed objects
+			sh.items = kept
 		}
 	}
 	return deltas
 }
 
 func hasStale[T Object](sh *shard[T], txn uint64) bool {
-	for _, e := range sh.items {
-		if e.gen != txn {
+	for i := range sh.items {
+		if sh.items[i].e.gen != txn {
 			return true
 		}
 	}
@@ -567,8 +583,8 @@ func (s *Store[T]) addIndexers(indexers map[string]IndexFunc[T]) {
 				continue
 			}
 			w := s.shardAt(mi, si, false)
-			for k, e := range w.items {
-				s.indexAdd(w, k, e.obj)
+			for _, x := range w.items {
+				s.indexAdd(w, x.k, x.e.obj)
 			}
 		}
 	}
@@ -589,8 +605,8 @@ func (s *Store[T]) checkAll() {
 		return
 	}
 	s.cur.Load().each(func(sh *shard[T]) {
-		for k, e := range sh.items {
-			s.detect.check(k, e)
+		for _, x := range sh.items {
+			s.detect.check(x.k, x.e)
 		}
 	})
 }

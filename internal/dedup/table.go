@@ -89,6 +89,27 @@ func (t *Table) Object(obj any) {
 	t.walk(v.UnsafePointer(), p)
 }
 
+// ObjectLike is Object for a new version of an object whose previous
+// version prev (same Go type) is already shared: values equal to prev's
+// are taken from prev by a side-by-side comparison, which costs less than
+// looking them up, and only what changed goes through the table. prev is
+// only read. A nil or differently typed prev makes it Object.
+func (t *Table) ObjectLike(obj, prev any) {
+	v, pv := reflect.ValueOf(obj), reflect.ValueOf(prev)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	if !pv.IsValid() || pv.Type() != v.Type() || pv.IsNil() {
+		t.Object(obj)
+		return
+	}
+	p := t.planFor(v.Type().Elem())
+	if p == nil {
+		return
+	}
+	t.walkLike(v.UnsafePointer(), pv.UnsafePointer(), p)
+}
+
 // String returns a string equal to s, shared with earlier calls.
 func (t *Table) String(s string) string {
 	if len(s) == 0 || len(s) > MaxStringLen {

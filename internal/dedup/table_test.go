@@ -258,3 +258,53 @@ func BenchmarkObjectRealisticPods(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/pod")
 }
+
+func TestObjectLikeTakesUnchangedValuesFromThePreviousVersion(t *testing.T) {
+	tab := New(Options{})
+	prev := pod(0)
+	tab.Object(prev)
+	next := pod(0)
+	next.Spec.Containers[0].Image = "registry.example.com/shop/app:v2"
+	next.Spec.Containers[0].Env = append(next.Spec.Containers[0].Env, corev1.EnvVar{Name: "NEW", Value: "x"})
+	next.Labels["tier"] = "t9"
+	want := next.DeepCopy()
+	tab.ObjectLike(next, prev)
+	if !equality.Semantic.DeepEqual(want, next) {
+		t.Fatal("the update changed meaning")
+	}
+	if !sameString(next.Namespace, prev.Namespace) || !sameString(next.Spec.Containers[0].Name, prev.Spec.Containers[0].Name) {
+		t.Error("unchanged strings were not taken from the previous version")
+	}
+	if sameMap(next.Labels, prev.Labels) || next.Labels["tier"] != "t9" || prev.Labels["tier"] != "t0" {
+		t.Errorf("changed labels: next %v prev %v", next.Labels, prev.Labels)
+	}
+	if !sameMap(next.Spec.Containers[0].Resources.Requests, prev.Spec.Containers[0].Resources.Requests) {
+		t.Error("unchanged resource list was not shared")
+	}
+	if prev.Spec.Containers[0].Image != "registry.example.com/shop/app:v1" || len(prev.Spec.Containers[0].Env) != 1 {
+		t.Error("the previous version was modified")
+	}
+	same := pod(0)
+	tab.ObjectLike(same, prev)
+	if !sameMap(same.Labels, prev.Labels) {
+		t.Error("equal labels were not taken from the previous version")
+	}
+	other := pod(1)
+	tab.ObjectLike(other, nil) // no previous version: plain Object
+	tab.ObjectLike(other, &corev1.ConfigMap{})
+}
+
+func BenchmarkObjectLikeUpdate(b *testing.B) {
+	tab := New(Options{})
+	prev := pod(0)
+	tab.Object(prev)
+	nexts := make([]*corev1.Pod, 1024)
+	for i := range nexts {
+		nexts[i] = pod(0)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		tab.ObjectLike(nexts[i%len(nexts)], prev)
+	}
+}

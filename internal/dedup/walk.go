@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"hash/maphash"
+	"maps"
 	"reflect"
 	"unsafe"
 
@@ -281,4 +282,75 @@ func mapValueText(m, k, e reflect.Value, quantity, write bool) string {
 		m.SetMapIndex(k, reflect.ValueOf(q))
 	}
 	return s + "\x00" + string(q.Format)
+}
+
+// walkLike is walk for an object that has a previous version prev of the
+// same type (an update of a cached object): values equal to prev's are
+// taken from prev, found by comparing side by side instead of by hashing,
+// and only what changed goes through the table.
+func (t *Table) walkLike(ptr, prev unsafe.Pointer, p *plan) {
+	switch p.act {
+	case actString:
+		sp, pp := (*string)(ptr), (*string)(prev)
+		switch {
+		case *sp == *pp:
+			*sp = *pp
+		case *sp != "":
+			*sp = t.String(*sp)
+		}
+	case actStruct:
+		for _, f := range p.fields {
+			t.walkLike(unsafe.Add(ptr, f.off), unsafe.Add(prev, f.off), f.p)
+		}
+	case actPtr:
+		q, pq := *(*unsafe.Pointer)(ptr), *(*unsafe.Pointer)(prev)
+		switch {
+		case q == nil:
+		case pq == nil:
+			t.walk(q, p.elem)
+		default:
+			t.walkLike(q, pq, p.elem)
+		}
+	case actSlice:
+		h, ph := (*sliceHeader)(ptr), (*sliceHeader)(prev)
+		if h.len != ph.len {
+			t.walk(ptr, p)
+			return
+		}
+		for i := range h.len {
+			off := uintptr(i) * p.elemSize
+			t.walkLike(unsafe.Add(h.data, off), unsafe.Add(ph.data, off), p.elem)
+		}
+	case actStringMap:
+		mp, pm := (*map[string]string)(ptr), (*map[string]string)(prev)
+		if *mp != nil && *pm != nil && maps.Equal(*mp, *pm) {
+			*mp = *pm
+			return
+		}
+		t.walk(ptr, p)
+	case actResourceList:
+		mp, pm := (*corev1.ResourceList)(ptr), (*corev1.ResourceList)(prev)
+		if *mp != nil && *pm != nil && sameQuantities(*mp, *pm) {
+			*mp = *pm
+			return
+		}
+		t.walk(ptr, p)
+	default:
+		t.walk(ptr, p)
+	}
+}
+
+// sameQuantities reports whether m equals shared, a list whose strings are
+// fixed (so reading them does not write).
+func sameQuantities(m, shared corev1.ResourceList) bool {
+	if len(m) != len(shared) {
+		return false
+	}
+	for k, q := range m {
+		sq, ok := shared[k]
+		if !ok || sq.Format != q.Format || sq.String() != q.String() {
+			return false
+		}
+	}
+	return true
 }
