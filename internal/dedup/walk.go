@@ -118,7 +118,14 @@ func (t *Table) walk(ptr unsafe.Pointer, p *plan) {
 		}
 	case actStruct:
 		for _, f := range p.fields {
-			t.walk(unsafe.Add(ptr, f.off), f.p)
+			fp := unsafe.Add(ptr, f.off)
+			if f.p.act == actString { // inline: most fields are strings
+				if s := (*string)(fp); *s != "" {
+					*s = t.String(*s)
+				}
+				continue
+			}
+			t.walk(fp, f.p)
 		}
 	case actPtr:
 		if q := *(*unsafe.Pointer)(ptr); q != nil {
@@ -300,7 +307,19 @@ func (t *Table) walkLike(ptr, prev unsafe.Pointer, p *plan) {
 		}
 	case actStruct:
 		for _, f := range p.fields {
-			t.walkLike(unsafe.Add(ptr, f.off), unsafe.Add(prev, f.off), f.p)
+			fp, pp := unsafe.Add(ptr, f.off), unsafe.Add(prev, f.off)
+			if f.p.act == actString { // inline: most fields are strings
+				s, ps := (*string)(fp), (*string)(pp)
+				switch {
+				case len(*s) == 0 || unsafe.StringData(*s) == unsafe.StringData(*ps):
+				case *s == *ps:
+					*s = *ps
+				default:
+					*s = t.String(*s)
+				}
+				continue
+			}
+			t.walkLike(fp, pp, f.p)
 		}
 	case actPtr:
 		q, pq := *(*unsafe.Pointer)(ptr), *(*unsafe.Pointer)(prev)
@@ -347,8 +366,10 @@ func sameQuantities(m, shared corev1.ResourceList) bool {
 		return false
 	}
 	for k, q := range m {
+		// Equal values in one format have one canonical string, and Cmp
+		// does not allocate where String would.
 		sq, ok := shared[k]
-		if !ok || sq.Format != q.Format || sq.String() != q.String() {
+		if !ok || sq.Format != q.Format || sq.Cmp(q) != 0 {
 			return false
 		}
 	}
