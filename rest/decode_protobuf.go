@@ -16,12 +16,21 @@ import (
 // example) takes the message as is, except that a Status is still reported
 // as an error; it is then given the apiVersion and kind of the envelope
 // when it has none, since protobuf messages do not carry them inside.
+//
+// Both kinds of target are decoded straight from the body when the
+// envelope is plain (no content encoding), without the copy of the object's
+// bytes the generic decoder makes first.
 func (c *Client) decodeProtobufInto(body []byte, into runtime.Object) error {
-	out, gvk, err := c.proto.Decode(body, nil, into)
-	unregistered := false
-	if _, _, kerr := c.scheme.ObjectKinds(into); runtime.IsNotRegisteredError(kerr) {
-		unregistered = true
+	if handled, err := c.decodeProtoInto(body, into); handled {
+		return err
 	}
+	unregistered := len(c.protoKinds(into)) == 0
+	if unregistered {
+		if handled, err := decodeUnregisteredProto(body, into); handled {
+			return err
+		}
+	}
+	out, gvk, err := c.proto.Decode(body, nil, into)
 	if unregistered && isStatusKind(gvk) {
 		if _, isStatus := into.(*metav1.Status); !isStatus {
 			st := &metav1.Status{}
@@ -41,6 +50,39 @@ func (c *Client) decodeProtobufInto(body []byte, into runtime.Object) error {
 		into.GetObjectKind().SetGroupVersionKind(*gvk)
 	}
 	return nil
+}
+
+// decodeUnregisteredProto decodes a plain envelope in place into a
+// protobuf-capable target the scheme does not know, and gives it the
+// envelope's apiVersion and kind. handled is false, with into untouched,
+// when the target has no protobuf methods, the envelope is not plain or is
+// malformed, its apiVersion does not parse, or it holds a Status: the
+// generic path then decides, and produces the errors.
+func decodeUnregisteredProto(body []byte, into runtime.Object) (handled bool, err error) {
+	m, ok := into.(protoMessage)
+	if !ok {
+		return false, nil
+	}
+	e, err := parseEnvelope(body)
+	if err != nil || !e.plain {
+		return false, nil
+	}
+	gv, err := schema.ParseGroupVersion(string(e.apiVersion))
+	if err != nil {
+		return false, nil
+	}
+	gvk := gv.WithKind(string(e.kind))
+	if isStatusKind(&gvk) {
+		return false, nil
+	}
+	m.Reset()
+	if err := m.Unmarshal(e.raw); err != nil {
+		return true, &DecodeError{ContentType: mediaProtobuf, Err: err}
+	}
+	if !gvk.Empty() && into.GetObjectKind().GroupVersionKind().Empty() {
+		into.GetObjectKind().SetGroupVersionKind(gvk)
+	}
+	return true, nil
 }
 
 func isStatusKind(gvk *schema.GroupVersionKind) bool {
