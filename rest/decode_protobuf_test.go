@@ -94,7 +94,10 @@ func BenchmarkDecodeProtobufMetadataList(b *testing.B) {
 		name   string
 		decode func([]byte, runtime.Object) error
 	}{
-		{"generic", func(d []byte, o runtime.Object) error { _, _, err := testCodecClient.proto.Decode(d, nil, o); return err }},
+		{"generic", func(d []byte, o runtime.Object) error {
+			_, _, err := testCodecClient.proto.Decode(d, nil, o)
+			return err
+		}},
 		{"decode", func(d []byte, o runtime.Object) error { return testCodecClient.decode(d, mediaProtobuf, o) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
