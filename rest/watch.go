@@ -237,14 +237,6 @@ func (c *Client) decodeObject(mt string, raw []byte, newObject func() runtime.Ob
 		if isNil(into) {
 			return nil, &DecodeError{ContentType: mt, Err: errors.New("newObject returned nil")}
 		}
-		if mt == mediaProtobuf {
-			if handled, err := c.decodeProtoInto(raw, into); handled {
-				if err != nil {
-					return nil, err
-				}
-				return into, nil
-			}
-		}
 		if err := c.decode(raw, mt, into); err != nil {
 			return nil, err
 		}
