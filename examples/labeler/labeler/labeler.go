@@ -2,8 +2,11 @@
 // the label sync-by=<controller name> when it has none.
 //
 // It is the smallest complete controller: a For source with a predicate, a
-// cache read through a Lister, and a write through a patch. The cached
-// Deployment is never modified: the change is sent as a JSON merge patch
+// cache read through a Lister, and a write through a patch. It needs only
+// labels, so it watches and caches Deployments' metadata alone
+// (controller.ForMetadata): the API server sends, and the labeler decodes
+// and keeps, a fraction of each object. The cached object is never
+// modified: the change is sent as a JSON merge patch
 // that only adds the label, so it carries no resourceVersion and cannot
 // conflict with other writers, and a Deployment deleted in the meantime is
 // simply skipped.
@@ -47,7 +50,7 @@ type Options struct {
 // Reconciler labels one Deployment.
 type Reconciler struct {
 	name        string
-	deployments informer.Lister[*appsv1.Deployment]
+	deployments informer.Lister[*metav1.PartialObjectMetadata]
 	client      *client.Resource[*appsv1.Deployment]
 	patch       []byte
 }
@@ -65,17 +68,14 @@ func Setup(mgr *controller.Manager, opts Options) (*controller.Controller, error
 		return nil, err
 	}
 	io := informer.ForOptions{Namespace: opts.Namespace}
+	deployments := appsv1.SchemeGroupVersion.WithResource("deployments")
 	r := &Reconciler{
 		name: opts.Name,
 		// The same options as the For source: one shared informer.
-		deployments: informer.For[*appsv1.Deployment](mgr.Factory(), io).Lister(),
+		deployments: informer.ForMetadata(mgr.Factory(), deployments, io).Lister(),
 		client:      client.For[*appsv1.Deployment](mgr.Client()),
 		patch:       patch,
 	}
-	// The labeler reads only labels, so controller.ForMetadata would do;
-	// but the client asks for metadata in JSON today, which costs more to
-	// decode than a whole Deployment in protobuf, so it watches typed
-	// Deployments until metadata is served in protobuf.
 	return mgr.NewController(controller.Options{
 		Name:                    opts.Name,
 		Reconciler:              r,
@@ -83,7 +83,7 @@ func Setup(mgr *controller.Manager, opts Options) (*controller.Controller, error
 		Sources: []controller.Source{
 			// Only creations and label changes can make a Deployment need
 			// the label.
-			controller.For[*appsv1.Deployment](controller.SourceOptions{
+			controller.ForMetadata(deployments, controller.SourceOptions{
 				Informer:   io,
 				Predicates: []controller.Predicate{controller.LabelsChanged},
 			}),
