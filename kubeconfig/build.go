@@ -134,6 +134,7 @@ func applyCluster(cfg *rest.Config, c *Cluster, at, serverOverride string) error
 	}
 	cfg.Host = host
 	cfg.TLS.ServerName = c.TLSServerName
+	cfg.DisableCompression = c.DisableCompression
 	cfg.TLS.Insecure = c.InsecureSkipTLSVerify
 
 	hasCA := c.CertificateAuthority != "" || len(c.CertificateAuthorityData) > 0

@@ -98,6 +98,13 @@ type Config struct {
 	// connection health pings.
 	DisableHTTP2 bool
 
+	// DisableCompression stops asking the server for gzip-compressed
+	// responses (kubeconfig: disable-compression). Compression saves
+	// bandwidth on a real network — kube-apiserver also compresses the
+	// stream of a streaming initial list — but costs CPU on both sides,
+	// which dominates on loopback or a fast local network.
+	DisableCompression bool
+
 	// HealthPingInterval is how long an HTTP/2 connection may be idle before
 	// the client sends a ping; PingTimeout is how long it waits for the
 	// answer before closing the connection. Zero means 30s and 15s, so a dead

@@ -79,6 +79,9 @@ func (c *Config) describe() string {
 	if c.DisableHTTP2 {
 		field("DisableHTTP2", true)
 	}
+	if c.DisableCompression {
+		field("DisableCompression", true)
+	}
 	if c.HealthPingInterval != 0 {
 		field("HealthPingInterval", c.HealthPingInterval)
 	}

@@ -26,6 +26,7 @@ type transportKey struct {
 	serverName   string
 	material     [sha256.Size]byte
 	disableHTTP2 bool
+	noGzip       bool
 	pingInterval time.Duration
 	pingTimeout  time.Duration
 }
@@ -164,6 +165,7 @@ func transportFor(c *Config) (*http.Transport, error) {
 		serverName:   c.TLS.ServerName,
 		material:     m.hash(),
 		disableHTTP2: c.DisableHTTP2,
+		noGzip:       c.DisableCompression,
 		pingInterval: orDefault(c.HealthPingInterval, defaultHealthPingInterval),
 		pingTimeout:  orDefault(c.PingTimeout, defaultPingTimeout),
 	}
@@ -185,6 +187,7 @@ func newTransport(c *Config, tlsConf *tls.Config) *http.Transport {
 		MaxIdleConnsPerHost:   25,
 		ExpectContinueTimeout: time.Second,
 		ForceAttemptHTTP2:     !c.DisableHTTP2,
+		DisableCompression:    c.DisableCompression,
 	}
 	p := new(http.Protocols)
 	p.SetHTTP1(true)
