@@ -46,14 +46,20 @@ func (l listerWatcher[T]) Watch(ctx context.Context, opts metav1.ListOptions) (w
 // WatchKnown implements informer.KnownWatcher: protobuf events for objects
 // the informer already holds at the same resourceVersion are not decoded.
 func (l listerWatcher[T]) WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (T, bool)) (watch.Interface, error) {
-	w, err := l.k.watchKnown(ctx, &opts, func(namespace, name, resourceVersion string) runtime.Object {
+	return watchKnown(ctx, l.k, opts, known)
+}
+
+// watchKnown opens a watch that takes objects known turns up instead of
+// decoding them.
+func watchKnown[T runtime.Object](ctx context.Context, k core, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (T, bool)) (watch.Interface, error) {
+	w, err := k.watchKnown(ctx, &opts, func(namespace, name, resourceVersion string) runtime.Object {
 		if obj, ok := known(namespace, name, resourceVersion); ok {
 			return obj
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, err // not a typed nil *rest.WatchStream in the interface
 	}
 	return w, nil
 }
@@ -113,16 +119,7 @@ type objectLW struct{ k core }
 
 // WatchKnown implements informer.KnownWatcher (see listerWatcher.WatchKnown).
 func (l objectLW) WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (informer.Object, bool)) (watch.Interface, error) {
-	w, err := l.k.watchKnown(ctx, &opts, func(namespace, name, resourceVersion string) runtime.Object {
-		if obj, ok := known(namespace, name, resourceVersion); ok {
-			return obj
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
+	return watchKnown(ctx, l.k, opts, known)
 }
 
 func (l objectLW) List(ctx context.Context, opts metav1.ListOptions) (informer.ListResult[informer.Object], error) {

@@ -59,12 +59,8 @@ func (c *Client) decodeProtobufInto(body []byte, into runtime.Object) error {
 // malformed, its apiVersion does not parse, or it holds a Status: the
 // generic path then decides, and produces the errors.
 func decodeUnregisteredProto(body []byte, into runtime.Object) (handled bool, err error) {
-	m, ok := into.(protoMessage)
+	m, e, ok := plainEnvelope(body, into)
 	if !ok {
-		return false, nil
-	}
-	e, err := parseEnvelope(body)
-	if err != nil || !e.plain {
 		return false, nil
 	}
 	gv, err := schema.ParseGroupVersion(string(e.apiVersion))

@@ -28,12 +28,8 @@ type protoKind struct {
 // envelope): the caller then uses the generic decoder, which also produces
 // the errors for malformed input.
 func (c *Client) decodeProtoInto(body []byte, into runtime.Object) (handled bool, err error) {
-	m, ok := into.(protoMessage)
+	m, e, ok := plainEnvelope(body, into)
 	if !ok {
-		return false, nil
-	}
-	e, err := parseEnvelope(body)
-	if err != nil || !e.plain {
 		return false, nil
 	}
 	kinds := c.protoKinds(into)
@@ -67,4 +63,20 @@ func (c *Client) protoKinds(into runtime.Object) []protoKind {
 	}
 	c.kinds.Store(t, kinds)
 	return kinds
+}
+
+// plainEnvelope returns into as a protobuf message and the envelope of
+// body, read in place; ok is false when into has no protobuf methods or the
+// envelope is malformed or not plain (only the generic decoder handles
+// those).
+func plainEnvelope(body []byte, into runtime.Object) (protoMessage, envelope, bool) {
+	m, ok := into.(protoMessage)
+	if !ok {
+		return nil, envelope{}, false
+	}
+	e, err := parseEnvelope(body)
+	if err != nil || !e.plain {
+		return nil, envelope{}, false
+	}
+	return m, e, true
 }
