@@ -221,18 +221,23 @@ func itemsOf(lst runtime.Object, yield func(runtime.Object)) (metav1.ListMeta, e
 }
 
 func (k core) watch(ctx context.Context, opts *metav1.ListOptions) (*rest.WatchStream, error) {
-	return k.watchKnown(ctx, opts, nil)
+	return k.watchHinted(ctx, opts, nil, false)
 }
 
-// watchKnown is watch with a rest.KnownFunc (nil for none).
-func (k core) watchKnown(ctx context.Context, opts *metav1.ListOptions, known rest.KnownFunc) (*rest.WatchStream, error) {
+// watchHinted is watch with a rest.KnownFunc (nil for none), cutting
+// managedFields when dropMF.
+func (k core) watchHinted(ctx context.Context, opts *metav1.ListOptions, known rest.KnownFunc, dropMF bool) (*rest.WatchStream, error) {
 	r, _, err := k.request(ctx, "GET", "", "", true)
 	if err != nil {
 		return nil, err
 	}
 	o := *opts
 	o.Watch = true
-	return r.Params(&o).Known(known).Watch(ctx, k.newObject)
+	r = r.Params(&o).Known(known)
+	if dropMF {
+		r = r.DropManagedFields()
+	}
+	return r.Watch(ctx, k.newObject)
 }
 
 // write creates (POST) or updates (PUT) obj, or one of its subresources.

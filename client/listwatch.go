@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/rest"
 )
 
 // ListerWatcher returns r as the informer's ListerWatcher, for
@@ -43,21 +44,25 @@ func (l listerWatcher[T]) Watch(ctx context.Context, opts metav1.ListOptions) (w
 	return w, nil
 }
 
-// WatchKnown implements informer.KnownWatcher: protobuf events for objects
-// the informer already holds at the same resourceVersion are not decoded.
-func (l listerWatcher[T]) WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (T, bool)) (watch.Interface, error) {
-	return watchKnown(ctx, l.k, opts, known)
+// WatchHinted implements informer.HintedWatcher: protobuf events for
+// objects the informer already holds at the same resourceVersion are not
+// decoded, and managedFields the informer discards are cut before decoding.
+func (l listerWatcher[T]) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints informer.WatchHints[T]) (watch.Interface, error) {
+	return watchHinted(ctx, l.k, opts, hints)
 }
 
-// watchKnown opens a watch that takes objects known turns up instead of
-// decoding them.
-func watchKnown[T runtime.Object](ctx context.Context, k core, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (T, bool)) (watch.Interface, error) {
-	w, err := k.watchKnown(ctx, &opts, func(namespace, name, resourceVersion string) runtime.Object {
-		if obj, ok := known(namespace, name, resourceVersion); ok {
-			return obj
+// watchHinted opens a watch that follows hints.
+func watchHinted[T informer.Object](ctx context.Context, k core, opts metav1.ListOptions, hints informer.WatchHints[T]) (watch.Interface, error) {
+	var known rest.KnownFunc
+	if hints.Known != nil {
+		known = func(namespace, name, resourceVersion string) runtime.Object {
+			if obj, ok := hints.Known(namespace, name, resourceVersion); ok {
+				return obj
+			}
+			return nil
 		}
-		return nil
-	})
+	}
+	w, err := k.watchHinted(ctx, &opts, known, hints.DropManagedFields)
 	if err != nil {
 		return nil, err // not a typed nil *rest.WatchStream in the interface
 	}
@@ -100,8 +105,8 @@ func (c *Client) ListerWatcher(ctx context.Context, t informer.Target) (informer
 }
 
 var (
-	_ informer.Source                        = (*Client)(nil)
-	_ informer.KnownWatcher[informer.Object] = objectLW{}
+	_ informer.Source                         = (*Client)(nil)
+	_ informer.HintedWatcher[informer.Object] = objectLW{}
 )
 
 // explicitFor builds the mapping of a target that names its resource. List
@@ -117,9 +122,10 @@ func explicitFor(ti *typeInfo, t informer.Target) *Mapping {
 // objectLW is the untyped ListerWatcher of a Source.
 type objectLW struct{ k core }
 
-// WatchKnown implements informer.KnownWatcher (see listerWatcher.WatchKnown).
-func (l objectLW) WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (informer.Object, bool)) (watch.Interface, error) {
-	return watchKnown(ctx, l.k, opts, known)
+// WatchHinted implements informer.HintedWatcher (see
+// listerWatcher.WatchHinted).
+func (l objectLW) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints informer.WatchHints[informer.Object]) (watch.Interface, error) {
+	return watchHinted(ctx, l.k, opts, hints)
 }
 
 func (l objectLW) List(ctx context.Context, opts metav1.ListOptions) (informer.ListResult[informer.Object], error) {

@@ -30,21 +30,26 @@ func (e erased[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.In
 	return e.lw.Watch(ctx, opts)
 }
 
-// WatchKnown forwards to the typed ListerWatcher when it is a KnownWatcher.
-func (e erased[T]) WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (Object, bool)) (watch.Interface, error) {
-	kw, ok := e.lw.(KnownWatcher[T])
+// WatchHinted forwards to the typed ListerWatcher when it is a
+// HintedWatcher.
+func (e erased[T]) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints WatchHints[Object]) (watch.Interface, error) {
+	hw, ok := e.lw.(HintedWatcher[T])
 	if !ok {
 		return e.lw.Watch(ctx, opts)
 	}
-	return kw.WatchKnown(ctx, opts, func(namespace, name, resourceVersion string) (T, bool) {
-		if o, ok := known(namespace, name, resourceVersion); ok {
-			if t, ok := o.(T); ok {
-				return t, true
+	out := WatchHints[T]{DropManagedFields: hints.DropManagedFields}
+	if hints.Known != nil {
+		out.Known = func(namespace, name, resourceVersion string) (T, bool) {
+			if o, ok := hints.Known(namespace, name, resourceVersion); ok {
+				if t, ok := o.(T); ok {
+					return t, true
+				}
 			}
+			var zero T
+			return zero, false
 		}
-		var zero T
-		return zero, false
-	})
+	}
+	return hw.WatchHinted(ctx, opts, out)
 }
 
 // narrow returns lw as a ListerWatcher[T], unwrapping an Erase of the same T.

@@ -559,9 +559,14 @@ func (s *sink[T]) Prepare(obj T) T {
 	return obj
 }
 
-// Known implements KnownSink from the store, which is safe for concurrent
-// use.
-func (s *sink[T]) Known(namespace, name, resourceVersion string) (T, bool) {
+// WatchHints implements HintingSink.
+func (s *sink[T]) WatchHints() WatchHints[T] {
+	return WatchHints[T]{Known: s.known, DropManagedFields: !s.opts.KeepManagedFields}
+}
+
+// known answers WatchHints.Known from the store, which is safe for
+// concurrent use.
+func (s *sink[T]) known(namespace, name, resourceVersion string) (T, bool) {
 	i := (*Informer[T])(s)
 	if old, ok := i.store.Get(Key{Namespace: namespace, Name: name}); ok && old.GetResourceVersion() == resourceVersion {
 		return old, true

@@ -64,18 +64,30 @@ type ListerWatcher[T Object] interface {
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 }
 
-// KnownWatcher is an optional extension of [ListerWatcher]. WatchKnown is
-// Watch, except that for an event whose object the caller already holds at
-// the same resourceVersion (known returns it) the event may carry that held
-// object instead of a freshly decoded copy. A resourceVersion names one
-// state of one object, so nothing observable changes; what is saved is the
-// decoding and the garbage, which is most of the cost of a relist after a
-// 410 or a dropped watch: nearly every object comes back unchanged. known
-// may be called from any goroutine while the watch runs; its string
-// arguments are valid during the call only (they may point into a read
-// buffer) and must not be kept.
-type KnownWatcher[T Object] interface {
-	WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (T, bool)) (watch.Interface, error)
+// WatchHints tell a [HintedWatcher] what its caller will do with the
+// objects, so the watch can avoid decoding what would be thrown away. The
+// zero value asks for nothing.
+type WatchHints[T Object] struct {
+	// Known returns the object the caller already holds with this
+	// namespace and name when it has exactly this resourceVersion. For
+	// such an event the watch may deliver the held object instead of a
+	// freshly decoded copy: a resourceVersion names one state of one
+	// object, so nothing observable changes, and a relist after a 410 or a
+	// dropped watch — nearly every object comes back unchanged — costs
+	// neither decoding nor garbage. Known may be called from any goroutine
+	// while the watch runs; its string arguments are valid during the call
+	// only (they may point into a read buffer) and must not be kept.
+	Known func(namespace, name, resourceVersion string) (T, bool)
+	// DropManagedFields says the caller discards metadata.managedFields:
+	// the watch may leave them out instead of decoding them.
+	DropManagedFields bool
+}
+
+// HintedWatcher is an optional extension of [ListerWatcher]: WatchHinted
+// is Watch, taking [WatchHints] into account. The client packages'
+// ListerWatchers implement it.
+type HintedWatcher[T Object] interface {
+	WatchHinted(ctx context.Context, opts metav1.ListOptions, hints WatchHints[T]) (watch.Interface, error)
 }
 
 // Funcs adapts two functions to a [ListerWatcher].
@@ -218,16 +230,21 @@ func (l typedLW[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 	return l.inner.Watch(ctx, opts)
 }
 
-// WatchKnown forwards to the inner ListerWatcher when it is a KnownWatcher.
-func (l typedLW[T]) WatchKnown(ctx context.Context, opts metav1.ListOptions, known func(namespace, name, resourceVersion string) (T, bool)) (watch.Interface, error) {
-	kw, ok := l.inner.(KnownWatcher[Object])
+// WatchHinted forwards to the inner ListerWatcher when it is a
+// HintedWatcher.
+func (l typedLW[T]) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints WatchHints[T]) (watch.Interface, error) {
+	hw, ok := l.inner.(HintedWatcher[Object])
 	if !ok {
 		return l.inner.Watch(ctx, opts)
 	}
-	return kw.WatchKnown(ctx, opts, func(namespace, name, resourceVersion string) (Object, bool) {
-		if t, ok := known(namespace, name, resourceVersion); ok {
-			return t, true
+	out := WatchHints[Object]{DropManagedFields: hints.DropManagedFields}
+	if hints.Known != nil {
+		out.Known = func(namespace, name, resourceVersion string) (Object, bool) {
+			if t, ok := hints.Known(namespace, name, resourceVersion); ok {
+				return t, true
+			}
+			return nil, false
 		}
-		return nil, false
-	})
+	}
+	return hw.WatchHinted(ctx, opts, out)
 }

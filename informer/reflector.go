@@ -17,15 +17,14 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// KnownSink is an optional extension of [Sink]: a sink that can say which
-// object it already holds lets the reflector's watches skip decoding those
-// objects (see [KnownWatcher]).
-type KnownSink[T Object] interface {
-	// Known returns the held object with this namespace and name when it
-	// has exactly this resourceVersion. It is called from the watch
-	// stream's goroutine, concurrently with the sink's other methods; the
-	// strings are valid during the call only.
-	Known(namespace, name, resourceVersion string) (T, bool)
+// HintingSink is an optional extension of [Sink]: a sink that says what it
+// already holds and what it discards lets the reflector's watches skip
+// decoding those (see [HintedWatcher]).
+type HintingSink[T Object] interface {
+	// WatchHints returns the hints for the reflector's watches. Their
+	// Known is called from the watch stream's goroutine, concurrently with
+	// the sink's other methods.
+	WatchHints() WatchHints[T]
 }
 
 // Sink receives what a [Reflector] learns, in order, from the reflector's
@@ -657,12 +656,12 @@ func isTooLarge(err error) bool {
 	return apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge)
 }
 
-// watch opens a watch, letting the ListerWatcher skip decoding objects the
-// sink already holds when both sides support it.
+// watch opens a watch, passing the sink's hints when both sides support
+// them.
 func (r *Reflector[T]) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	if kw, ok := r.lw.(KnownWatcher[T]); ok {
-		if ks, ok := r.sink.(KnownSink[T]); ok {
-			return kw.WatchKnown(ctx, opts, ks.Known)
+	if hw, ok := r.lw.(HintedWatcher[T]); ok {
+		if hs, ok := r.sink.(HintingSink[T]); ok {
+			return hw.WatchHinted(ctx, opts, hs.WatchHints())
 		}
 	}
 	return r.lw.Watch(ctx, opts)

@@ -42,8 +42,9 @@ func drainFrames(t *testing.T, mt string, frames frameReader) {
 		for _, c := range []struct {
 			newObject func() runtime.Object
 			known     KnownFunc
-		}{{nil, nil}, {newCM, nil}, {newCM, known}} {
-			ev, err := testCodecClient.decodeEvent(mt, typ, raw, c.newObject, c.known)
+			trim      *trimmer
+		}{{nil, nil, nil}, {newCM, nil, nil}, {newCM, known, nil}, {newCM, nil, &trimmer{}}, {nil, known, &trimmer{}}} {
+			ev, err := testCodecClient.decodeEvent(mt, typ, raw, c.newObject, c.known, c.trim)
 			if err != nil {
 				var de *DecodeError
 				if !errors.As(err, &de) && !isStatusError(err) {
@@ -55,7 +56,7 @@ func drainFrames(t *testing.T, mt string, frames frameReader) {
 				t.Fatalf("event %s without object", ev.Type)
 			}
 		}
-		ev, err := testCodecClient.decodeEvent(mt, typ, raw, nil, nil)
+		ev, err := testCodecClient.decodeEvent(mt, typ, raw, nil, nil, nil)
 		if err != nil {
 			return
 		}

@@ -184,3 +184,85 @@ func objectIdentity(obj []byte) (namespace, name, resourceVersion []byte, ok boo
 	})
 	return namespace, name, resourceVersion, err == nil && len(name) > 0 && len(resourceVersion) > 0
 }
+
+// managedFieldsField is metadata.managedFields in ObjectMeta's protobuf.
+const managedFieldsField = 17
+
+// trimmer leaves metadata.managedFields out of protobuf objects before they
+// are decoded, reusing its buffers from one object to the next (decoding
+// copies what it keeps, so a buffer is free again once an object is
+// decoded).
+type trimmer struct{ meta, obj, env []byte }
+
+// envelope returns body, a protobuf object envelope, without the object's
+// metadata.managedFields. It returns body itself when there are none, and
+// when body cannot be read (the decoder then reports why).
+func (t *trimmer) envelope(body []byte) []byte {
+	e, err := parseEnvelope(body)
+	if err != nil || !e.plain {
+		return body
+	}
+	obj, ok := t.object(e.raw)
+	if !ok {
+		return body
+	}
+	tm := protoAppendBytes(nil, 1, e.apiVersion)
+	tm = protoAppendBytes(tm, 2, e.kind)
+	t.env = append(t.env[:0], protoMagic...)
+	t.env = protoAppendBytes(t.env, 1, tm)
+	t.env = protoAppendBytes(t.env, 2, obj)
+	return t.env
+}
+
+// object returns obj without metadata.managedFields; ok is false when
+// there are none (or obj cannot be read) and obj should be used as is.
+func (t *trimmer) object(obj []byte) ([]byte, bool) {
+	var meta []byte
+	metas := 0
+	if err := protoBytesFields(obj, func(num int, val []byte) {
+		if num == 1 {
+			meta = val
+			metas++
+		}
+	}); err != nil || metas != 1 {
+		return nil, false // none, or split in parts to be merged: leave it
+	}
+	t.meta = t.meta[:0]
+	dropped := false
+	for b := meta; len(b) > 0; {
+		num, _, _, rest, err := protoField(b)
+		if err != nil {
+			return nil, false
+		}
+		if num == managedFieldsField {
+			dropped = true
+		} else {
+			t.meta = append(t.meta, b[:len(b)-len(rest)]...)
+		}
+		b = rest
+	}
+	if !dropped {
+		return nil, false
+	}
+	t.obj = t.obj[:0]
+	for b := obj; len(b) > 0; {
+		num, wt, _, rest, err := protoField(b)
+		if err != nil {
+			return nil, false
+		}
+		if num == 1 && wt == 2 {
+			t.obj = protoAppendBytes(t.obj, 1, t.meta)
+		} else {
+			t.obj = append(t.obj, b[:len(b)-len(rest)]...)
+		}
+		b = rest
+	}
+	return t.obj, true
+}
+
+// protoAppendBytes appends length-delimited field num holding val.
+func protoAppendBytes(dst []byte, num int, val []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(num)<<3|2)
+	dst = binary.AppendUvarint(dst, uint64(len(val)))
+	return append(dst, val...)
+}

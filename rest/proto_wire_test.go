@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -120,8 +121,50 @@ func BenchmarkWatchDecodeTypedProtobuf(b *testing.B) {
 	newCM := func() kruntime.Object { return &corev1.ConfigMap{} }
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := testCodecClient.decodeEvent(mediaProtobuf, "ADDED", raw, newCM, nil); err != nil {
+		if _, err := testCodecClient.decodeEvent(mediaProtobuf, "ADDED", raw, newCM, nil, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestDropManagedFieldsCutsThemBeforeDecoding(t *testing.T) {
+	withMF := testCM("a", "3")
+	withMF.Labels = map[string]string{"app": "web"}
+	withMF.Data = map[string]string{"k": "v"}
+	withMF.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{}}`)}}}
+	without := testCM("b", "4")
+	tests := []struct {
+		name string
+		drop bool
+		obj  *corev1.ConfigMap
+	}{
+		{"managedFields are cut when asked", true, withMF},
+		{"managedFields are kept by default", false, withMF},
+		{"an object without them is unchanged", true, without},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := streamServer(t, mediaProtobuf, concat(protoFrame(t, "ADDED", protoObject(t, tt.obj)), protoFrame(t, "MODIFIED", protoObject(t, tt.obj))))
+			r := c.Get().Resource("configmaps")
+			if tt.drop {
+				r = r.DropManagedFields()
+			}
+			w, err := r.Watch(context.Background(), func() kruntime.Object { return &corev1.ConfigMap{} })
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			for range 2 { // the second event reuses the trimmer's buffers
+				got := (<-w.ResultChan()).Object.(*corev1.ConfigMap)
+				want := tt.obj.DeepCopy()
+				if tt.drop {
+					want.ManagedFields = nil
+				}
+				want.TypeMeta = got.TypeMeta
+				if !equality.Semantic.DeepEqual(got, want) {
+					t.Fatalf("got %+v\nwant %+v", got, want)
+				}
+			}
+		})
 	}
 }

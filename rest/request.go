@@ -46,7 +46,8 @@ type Request struct {
 	body     any // nil, runtime.Object, []byte or io.Reader
 	bodyJSON bool
 
-	known KnownFunc // Watch only
+	known  KnownFunc // Watch only
+	trimMF bool      // Watch only
 
 	err error
 }

@@ -1,0 +1,69 @@
+package informer
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// hintedLW is a fakeLW that also takes watch hints and records them.
+type hintedLW struct {
+	*fakeLW
+	mu    sync.Mutex
+	hints []WatchHints[*corev1.ConfigMap]
+}
+
+func (h *hintedLW) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints WatchHints[*corev1.ConfigMap]) (watch.Interface, error) {
+	h.mu.Lock()
+	h.hints = append(h.hints, hints)
+	h.mu.Unlock()
+	return h.Watch(ctx, opts)
+}
+
+func TestWatchesCarryTheInformersHints(t *testing.T) {
+	tests := []struct {
+		name     string
+		keepMF   bool
+		wantDrop bool
+	}{
+		{"managedFields are dropped by default, so the watch may cut them", false, true},
+		{"KeepManagedFields keeps them in the watch too", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := watch.NewFake()
+				lw := &hintedLW{fakeLW: (&fakeLW{}).onList(listOf("10", cm("ns", "a", "1"))).onWatch(watchCh(w))}
+				inf := New[*corev1.ConfigMap](lw, Options[*corev1.ConfigMap]{Reflector: noStream(), KeepManagedFields: tt.keepMF})
+				stop := start(t, inf)
+				defer stop()
+				inf.WaitForSync(t.Context())
+				synctest.Wait()
+				lw.mu.Lock()
+				defer lw.mu.Unlock()
+				if len(lw.hints) != 1 {
+					t.Fatalf("%d hinted watches, want 1", len(lw.hints))
+				}
+				h := lw.hints[0]
+				if h.DropManagedFields != tt.wantDrop {
+					t.Errorf("DropManagedFields = %v, want %v", h.DropManagedFields, tt.wantDrop)
+				}
+				cached, _ := inf.Store().Get(Key{"ns", "a"})
+				if got, ok := h.Known("ns", "a", "1"); !ok || got != cached {
+					t.Errorf("Known(ns/a@1) = %v, %v; want the cached object", got, ok)
+				}
+				if _, ok := h.Known("ns", "a", "2"); ok {
+					t.Error("Known answered for another resourceVersion")
+				}
+				if _, ok := h.Known("ns", "b", "1"); ok {
+					t.Error("Known answered for an object not held")
+				}
+			})
+		})
+	}
+}
