@@ -88,7 +88,9 @@
 //     Sharing relies on cached objects being read-only (DeepCopy before
 //     changing them) and is turned off by Options.DisableSharing;
 //   - a relist keeps the cached object for every item whose
-//     resourceVersion did not change, so the fresh copy is garbage at once.
+//     resourceVersion did not change; with the client packages'
+//     ListerWatchers (see [HintedWatcher]) such items are not even decoded,
+//     and managedFields are cut from protobuf events before decoding.
 //
 // # Testing
 //
