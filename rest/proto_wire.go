@@ -192,7 +192,7 @@ const managedFieldsField = 17
 // are decoded, reusing its buffers from one object to the next (decoding
 // copies what it keeps, so a buffer is free again once an object is
 // decoded).
-type trimmer struct{ meta, obj, env []byte }
+type trimmer struct{ meta, obj, typeMeta, env []byte }
 
 // envelope returns body, a protobuf object envelope, without the object's
 // metadata.managedFields. It returns body itself when there are none, and
@@ -206,10 +206,10 @@ func (t *trimmer) envelope(body []byte) []byte {
 	if !ok {
 		return body
 	}
-	tm := protoAppendBytes(nil, 1, e.apiVersion)
-	tm = protoAppendBytes(tm, 2, e.kind)
+	t.typeMeta = protoAppendBytes(t.typeMeta[:0], 1, e.apiVersion)
+	t.typeMeta = protoAppendBytes(t.typeMeta, 2, e.kind)
 	t.env = append(t.env[:0], protoMagic...)
-	t.env = protoAppendBytes(t.env, 1, tm)
+	t.env = protoAppendBytes(t.env, 1, t.typeMeta)
 	t.env = protoAppendBytes(t.env, 2, obj)
 	return t.env
 }

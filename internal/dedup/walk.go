@@ -198,19 +198,10 @@ func (t *Table) ResourceList(m corev1.ResourceList) corev1.ResourceList {
 	again := t.recurring(h)
 	if again {
 		if c, ok := t.maps.get(key); ok {
-			cm := c.Interface().(corev1.ResourceList)
-			equal := len(cm) == n
-			for _, e := range entries[:n] {
-				cq, ok := cm[e.n]
-				// cq's string was fixed before cm was shared: String only reads.
-				if equal = equal && ok && cq.Format == e.k.Format && cq.String() == e.s; !equal {
-					break
-				}
-			}
-			if equal {
+			if cm := c.Interface().(corev1.ResourceList); sameQuantities(m, cm) {
 				return cm
 			}
-			return m
+			return m // a hash collision: keep m to itself
 		}
 	}
 	for _, e := range entries[:n] {
