@@ -9,6 +9,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // Elector is one candidate of one election. Create it with New and call Run
@@ -178,6 +179,13 @@ func (e *Elector) perform(ctx context.Context, out output, t *term) input {
 		}
 		cctx, cancel := e.until(context.WithoutCancel(ctx), e.cfg.Clock.Now().Add(e.cfg.RenewDeadline))
 		_, err := e.store.Update(cctx, out.lease)
+		if apierrors.IsConflict(err) {
+			// A renewal raced the cancellation and moved the lease on:
+			// release the current record if it is still ours.
+			if cur, gerr := e.store.Get(cctx, e.cfg.Lock); gerr == nil && cur.Spec.HolderIdentity != nil && *cur.Spec.HolderIdentity == e.cfg.Identity {
+				_, err = e.store.Update(cctx, releasedLease(cur, e.cfg.Clock.Now()))
+			}
+		}
 		cancel()
 		if err != nil {
 			e.cfg.Logger.Warn("leader election: release failed; others take over when the lease expires", "lease", e.cfg.Lock, "identity", e.cfg.Identity, "error", err)

@@ -316,7 +316,13 @@ func (m *machine) renewal(now time.Time) *coordinationv1.Lease {
 // released returns the observed record with no holder and a one-second
 // duration, which any candidate may take at once.
 func (m *machine) released(now time.Time) *coordinationv1.Lease {
-	l := m.observed.DeepCopy()
+	return releasedLease(m.observed, now)
+}
+
+// releasedLease returns a copy of l with no holder and a one-second
+// duration.
+func releasedLease(observed *coordinationv1.Lease, now time.Time) *coordinationv1.Lease {
+	l := observed.DeepCopy()
 	t := metav1.NewMicroTime(now)
 	l.Spec.HolderIdentity = ptr("")
 	l.Spec.LeaseDurationSeconds = ptr(int32(1))
