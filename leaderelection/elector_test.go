@@ -1,12 +1,14 @@
 package leaderelection
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -18,23 +20,29 @@ var testLock = types.NamespacedName{Namespace: "ns", Name: "lock"}
 
 // interval is one observed term: from the start of OnStartedLeading to the
 // moment its context was cancelled.
+// startSeq and stopSeq order the events across candidates: under
+// testing/synctest's fake clock one term can end and the next begin at the
+// same instant, so the clock alone cannot tell them apart.
 type interval struct {
-	who         string
-	start, stop time.Time
+	who               string
+	start, stop       time.Time
+	startSeq, stopSeq int64
 }
 
 // history collects the terms of all candidates of a test.
 type history struct {
 	mu   sync.Mutex
+	seq  atomic.Int64
 	list []interval
 }
 
 func (h *history) callbacks(who string) Callbacks {
 	return Callbacks{OnStartedLeading: func(ctx context.Context) {
-		start := time.Now()
+		start, startSeq := time.Now(), h.seq.Add(1)
 		<-ctx.Done()
+		stop, stopSeq := time.Now(), h.seq.Add(1)
 		h.mu.Lock()
-		h.list = append(h.list, interval{who, start, time.Now()})
+		h.list = append(h.list, interval{who, start, stop, startSeq, stopSeq})
 		h.mu.Unlock()
 	}}
 }
@@ -43,15 +51,16 @@ func (h *history) terms() []interval {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	out := slices.Clone(h.list)
-	slices.SortFunc(out, func(a, b interval) int { return a.start.Compare(b.start) })
+	slices.SortFunc(out, func(a, b interval) int { return cmp.Compare(a.startSeq, b.startSeq) })
 	return out
 }
 
-// checkNoOverlap fails when two terms overlap (sharing an instant counts).
+// checkNoOverlap fails when a term began before the previous one ended:
+// by the clock, or at the same instant out of order.
 func checkNoOverlap(t *testing.T, terms []interval) {
 	t.Helper()
 	for i := 1; i < len(terms); i++ {
-		if !terms[i].start.After(terms[i-1].stop) {
+		if terms[i].start.Before(terms[i-1].stop) || terms[i].startSeq < terms[i-1].stopSeq {
 			t.Errorf("terms overlap: %s led %v..%v, %s from %v", terms[i-1].who, terms[i-1].start, terms[i-1].stop, terms[i].who, terms[i].start)
 		}
 	}
