@@ -34,6 +34,12 @@
 // held by the table alone is therefore bounded, and dropping a value from
 // the table never changes an object.
 //
-// A Table is not safe for concurrent use; an informer uses one from its
-// single writer goroutine.
+// A decoder can share values before it allocates them: [Table.ShareBytes]
+// looks a string up by its bytes and [Table.SharedMap] a map by the bytes
+// of its encoded entries (internal/protodec uses these), so an object
+// decoded that way needs no walk afterwards.
+//
+// Object and ObjectLike are safe for concurrent use (they lock the table);
+// the decoder methods are called with the lock held (see [Table.Lock]).
+// String and StringMap are for a single goroutine (tests, examples).
 package dedup

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"maps"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -36,9 +37,15 @@ type Options struct {
 // Table shares equal values between the objects given to [Table.Object].
 // The zero value is not usable: create one with [New].
 type Table struct {
+	mu   sync.Mutex
 	strs gen[string, string]
-	maps gen[mapKey, reflect.Value]
-	seed maphash.Seed
+	raws gen[mapKey, rawMap] // maps by their encoded bytes (decode.go)
+	// lastRaw and lastAgain: the hash of the map SharedMap last looked
+	// up and whether it recurred, for the KeepMap call that follows a miss.
+	lastRaw   uint64
+	lastAgain bool
+	maps      gen[mapKey, reflect.Value]
+	seed      maphash.Seed
 	// seen holds a tag of the hash of recently met values, so that a value
 	// enters the tables only when met a second time: values that never
 	// recur (names, hashes, per-object settings) then cost one hash and
@@ -66,6 +73,7 @@ func New(opts Options) *Table {
 	return &Table{
 		strs:  newGen[string, string](opts.Strings),
 		maps:  newGen[mapKey, reflect.Value](opts.Maps),
+		raws:  newGen[mapKey, rawMap](opts.Maps),
 		seed:  maphash.MakeSeed(),
 		seen:  make([]uint32, seenSlots),
 		plans: map[reflect.Type]*plan{},
@@ -82,6 +90,8 @@ func (t *Table) Object(obj any) {
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	p := t.planFor(v.Type().Elem())
 	if p == nil {
 		return
@@ -103,6 +113,8 @@ func (t *Table) ObjectLike(obj, prev any) {
 		t.Object(obj)
 		return
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	p := t.planFor(v.Type().Elem())
 	if p == nil {
 		return

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -13,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubego/kubego/internal/protodec"
 )
 
 // pod builds a realistic Pod from fresh allocations, as a decoder would.
@@ -306,5 +309,37 @@ func BenchmarkObjectLikeUpdate(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		tab.ObjectLike(nexts[i%len(nexts)], prev)
+	}
+}
+
+// TestTableIsADecoderSharer: the decoder path shares strings and maps by
+// their bytes from the second sighting on.
+func TestTableIsADecoderSharer(t *testing.T) {
+	var _ protodec.Sharer = New(Options{})
+	tab := New(Options{})
+	tab.Lock()
+	defer tab.Unlock()
+	a, b := tab.ShareBytes([]byte("nginx:1.27")), tab.ShareBytes([]byte("nginx:1.27"))
+	c := tab.ShareBytes([]byte("nginx:1.27"))
+	if unsafe.StringData(b) != unsafe.StringData(c) || a != "nginx:1.27" {
+		t.Fatal("a recurring string is not shared from its second sighting")
+	}
+	typ := reflect.TypeFor[map[string]string]()
+	raw := []byte("\x0a\x06\x0a\x01a\x12\x01b")
+	m1 := reflect.ValueOf(map[string]string{"a": "b"})
+	for i, wantHit := range []bool{false, false, true} {
+		v, ok := tab.SharedMap(typ, raw)
+		if ok != wantHit {
+			t.Fatalf("sighting %d: hit %v, want %v", i+1, ok, wantHit)
+		}
+		if ok && v.UnsafePointer() != m1.UnsafePointer() {
+			t.Fatal("a different map was returned")
+		}
+		if !ok {
+			tab.KeepMap(typ, raw, m1)
+		}
+	}
+	if _, ok := tab.SharedMap(typ, []byte("\x0a\x06\x0a\x01a\x12\x01c")); ok {
+		t.Fatal("different bytes hit")
 	}
 }
