@@ -90,8 +90,8 @@ type Controller struct {
 	queue   *workqueue.Queue[Request]
 	log     *slog.Logger
 	clock   workqueue.Clock
-	metrics *reconcileMetrics // nil: none
-	tracer  trace.Tracer      // nil: none
+	metrics *boundMetrics // nil: none
+	tracer  trace.Tracer  // nil: none
 
 	started atomic.Bool
 	synced  atomic.Bool
@@ -174,9 +174,9 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 		if err != nil {
 			return nil, fmt.Errorf("controller %s: %w", c.name, err)
 		}
-		c.metrics = m
+		c.metrics = m.bind(c.name)
 		m.maxWorkers.WithLabelValues(c.name).Set(float64(opts.MaxConcurrentReconciles))
-		m.activeWorkers.WithLabelValues(c.name).Set(0)
+		c.metrics.active.Set(0)
 	}
 	b := &binder{
 		factory: factory,
@@ -328,8 +328,8 @@ func (c *Controller) worker(ctx context.Context) {
 func (c *Controller) process(ctx context.Context, req Request) {
 	defer c.queue.Done(req)
 	if c.metrics != nil {
-		c.metrics.activeWorkers.WithLabelValues(c.name).Set(float64(c.active.Add(1)))
-		defer func() { c.metrics.activeWorkers.WithLabelValues(c.name).Set(float64(c.active.Add(-1))) }()
+		c.metrics.active.Set(float64(c.active.Add(1)))
+		defer func() { c.metrics.active.Set(float64(c.active.Add(-1))) }()
 	}
 	start := c.clock.Now()
 	rctx, span := startReconcileSpan(withLogger(ctx, c.log, req), c.tracer, c.name, req)
@@ -363,7 +363,7 @@ func (c *Controller) process(ctx context.Context, req Request) {
 	}
 	endReconcileSpan(span, result, err)
 	if c.metrics != nil {
-		c.metrics.observe(c.name, result, err, elapsed)
+		c.metrics.observe(result, err, elapsed)
 	}
 }
 
@@ -376,7 +376,7 @@ func (c *Controller) call(ctx context.Context, req Request) (res Result, err err
 				pe := &PanicError{Request: req, Value: v, Stack: debug.Stack()}
 				c.log.Error("panic in Reconcile", "request", req, "panic", panicString(v), "stack", string(pe.Stack))
 				if c.metrics != nil {
-					c.metrics.panics.WithLabelValues(c.name).Inc()
+					c.metrics.panics.Inc()
 				}
 				res, err = Result{}, pe
 			}

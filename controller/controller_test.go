@@ -268,7 +268,7 @@ func TestOutcomes(t *testing.T) {
 					t.Errorf("calls at %v, want %v", got, tt.want)
 				}
 				if tt.metric != "" {
-					n := value(h.ctl.metrics.total.WithLabelValues("test", tt.metric))
+					n := value(h.ctl.metrics.results[tt.metric])
 					if int(n) != len(tt.want) {
 						t.Errorf("reconcile_total{result=%q} = %v, want %d", tt.metric, n, len(tt.want))
 					}
@@ -298,9 +298,9 @@ func TestPanicsAndErrorsAreCounted(t *testing.T) {
 		synctest.Wait()
 		m := h.ctl.metrics
 		for name, c := range map[string]prometheus.Metric{
-			"panics":   m.panics.WithLabelValues("test"),
-			"errors":   m.errors.WithLabelValues("test"),
-			"terminal": m.terminal.WithLabelValues("test"),
+			"panics":   m.panics,
+			"errors":   m.errors,
+			"terminal": m.terminal,
 		} {
 			want := map[string]float64{"panics": 1, "errors": 3, "terminal": 1}[name]
 			if got := value(c); got != want {

@@ -3,9 +3,11 @@ package controller
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 
@@ -51,4 +53,76 @@ func TestLoggerFromNamesControllerAndRequest(t *testing.T) {
 		}
 	})
 	LoggerFrom(context.Background()).Info("discarded") // must not panic outside a reconcile
+}
+
+// countingHandler records how often WithAttrs builds a new handler.
+type countingHandler struct {
+	slog.Handler
+	withAttrs *atomic.Int64
+}
+
+func (h countingHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	h.withAttrs.Add(1)
+	return countingHandler{h.Handler.WithAttrs(as), h.withAttrs}
+}
+
+func (h countingHandler) WithGroup(name string) slog.Handler {
+	return countingHandler{h.Handler.WithGroup(name), h.withAttrs}
+}
+
+func TestLoggerFromWritesWhatWithWouldWrite(t *testing.T) {
+	req := Request{Namespace: "ns", Name: "a"}
+	tests := []struct {
+		name string
+		use  func(l *slog.Logger)
+	}{
+		{"a record", func(l *slog.Logger) { l.Info("hello", "k", 1) }},
+		{"a record below the level is dropped", func(l *slog.Logger) { l.Debug("hidden") }},
+		{"With attributes follow the request", func(l *slog.Logger) { l.With("k", 1).Info("hello", "j", 2) }},
+		{"a group holds later attributes, not the request", func(l *slog.Logger) { l.WithGroup("g").Info("hello", "k", 1) }},
+		{"an empty group changes nothing", func(l *slog.Logger) { l.WithGroup("").Info("hello") }},
+		{"LogAttrs", func(l *slog.Logger) {
+			l.LogAttrs(context.Background(), slog.LevelWarn, "hello", slog.String("k", "v"))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got, want bytes.Buffer
+			opts := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey {
+					return slog.Attr{}
+				}
+				return a
+			}}
+			base := slog.New(slog.NewTextHandler(&got, opts)).With("controller", "c")
+			tt.use(LoggerFrom(withLogger(context.Background(), base, req)))
+			tt.use(slog.New(slog.NewTextHandler(&want, opts)).With("controller", "c").With("request", req))
+			if got.String() != want.String() {
+				t.Fatalf("LoggerFrom wrote\n%q\nWith wrote\n%q", got.String(), want.String())
+			}
+		})
+	}
+}
+
+func TestLoggerFromBuildsNothingForDisabledRecords(t *testing.T) {
+	var n atomic.Int64
+	h := countingHandler{slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}), &n}
+	ctx := withLogger(context.Background(), slog.New(h), Request{Namespace: "ns", Name: "a"})
+	LoggerFrom(ctx).Debug("dropped")
+	if got := n.Load(); got != 0 {
+		t.Fatalf("a disabled Debug record built %d handlers, want 0", got)
+	}
+	LoggerFrom(ctx).Info("kept")
+	if got := n.Load(); got != 1 {
+		t.Fatalf("an enabled record built %d handlers, want 1", got)
+	}
+}
+
+func BenchmarkLoggerFromDisabledDebug(b *testing.B) {
+	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn})).With("controller", "c")
+	ctx := withLogger(context.Background(), log, Request{Namespace: "ns", Name: "a"})
+	b.ReportAllocs()
+	for b.Loop() {
+		LoggerFrom(ctx).Debug("labeled")
+	}
 }

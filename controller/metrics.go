@@ -95,13 +95,41 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error)
 	return c, err
 }
 
-func (m *reconcileMetrics) observe(controller, result string, err error, d time.Duration) {
-	m.total.WithLabelValues(controller, result).Inc()
+// boundMetrics are one controller's series of reconcileMetrics, resolved
+// once so that a reconcile looks no label values up. Every result's
+// counter exists (at zero) from the start, as in controller-runtime.
+type boundMetrics struct {
+	results  map[string]prometheus.Counter
+	errors   prometheus.Counter
+	terminal prometheus.Counter
+	panics   prometheus.Counter
+	duration prometheus.Observer
+	active   prometheus.Gauge
+}
+
+func (m *reconcileMetrics) bind(controller string) *boundMetrics {
+	b := &boundMetrics{
+		results:  make(map[string]prometheus.Counter, 5),
+		errors:   m.errors.WithLabelValues(controller),
+		terminal: m.terminal.WithLabelValues(controller),
+		panics:   m.panics.WithLabelValues(controller),
+		duration: m.duration.WithLabelValues(controller),
+		active:   m.activeWorkers.WithLabelValues(controller),
+	}
+	// The values of the "result" label (see Controller.process).
+	for _, r := range []string{"success", "error", "terminal_error", "requeue", "requeue_after"} {
+		b.results[r] = m.total.WithLabelValues(controller, r)
+	}
+	return b
+}
+
+func (b *boundMetrics) observe(result string, err error, d time.Duration) {
+	b.results[result].Inc()
 	if err != nil {
-		m.errors.WithLabelValues(controller).Inc()
+		b.errors.Inc()
 		if result == "terminal_error" {
-			m.terminal.WithLabelValues(controller).Inc()
+			b.terminal.Inc()
 		}
 	}
-	m.duration.WithLabelValues(controller).Observe(d.Seconds())
+	b.duration.Observe(d.Seconds())
 }
