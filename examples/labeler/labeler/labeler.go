@@ -67,7 +67,13 @@ func Setup(mgr *controller.Manager, opts Options) (*controller.Controller, error
 	if err != nil {
 		return nil, err
 	}
-	io := informer.ForOptions{Namespace: opts.Namespace}
+	// The informer holds only Deployments that lack the label: the API
+	// server filters the rest out, so a labeled Deployment costs the
+	// labeler no memory and none of its later updates (a rollout's status
+	// writes) reach it. One the labeler labels leaves the selection (a
+	// DELETED event); one whose label is removed comes back (ADDED) and
+	// is labeled again.
+	io := informer.ForOptions{Namespace: opts.Namespace, LabelSelector: "!" + Label}
 	deployments := appsv1.SchemeGroupVersion.WithResource("deployments")
 	r := &Reconciler{
 		name: opts.Name,
@@ -82,20 +88,31 @@ func Setup(mgr *controller.Manager, opts Options) (*controller.Controller, error
 		MaxConcurrentReconciles: opts.Workers,
 		Sources: []controller.Source{
 			// Only creations and label changes can make a Deployment need
-			// the label.
+			// the label, and only one that lacks it has work to do.
 			controller.ForMetadata(deployments, controller.SourceOptions{
 				Informer:   io,
-				Predicates: []controller.Predicate{controller.LabelsChanged},
+				Predicates: []controller.Predicate{controller.LabelsChanged, lacksLabel},
 			}),
 		},
 	})
+}
+
+// lacksLabel passes the creations and updates of Deployments without the
+// label. A Delete needs no work: the Deployment is gone, or (leaving the
+// informer's selection) has just been labeled.
+func lacksLabel(e controller.Event) bool {
+	if e.Type == controller.Delete {
+		return false
+	}
+	_, has := e.Object.GetLabels()[Label]
+	return !has
 }
 
 // Reconcile adds the label to the Deployment named by req if it lacks it.
 func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	d, ok := r.deployments.GetKey(informer.Key{Namespace: req.Namespace, Name: req.Name})
 	if !ok {
-		return controller.Result{}, nil // deleted
+		return controller.Result{}, nil // deleted, or labeled since it was queued
 	}
 	if _, has := d.Labels[Label]; has {
 		return controller.Result{}, nil

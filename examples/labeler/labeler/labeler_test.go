@@ -8,12 +8,15 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/labeler/labeler"
 	"github.com/kubego/kubego/fake"
+	"github.com/kubego/kubego/informer"
 )
 
 // On the in-memory API server: unlabeled Deployments get the label, one
@@ -74,4 +77,86 @@ func TestLabelsWhatLacksTheLabelOnly(t *testing.T) {
 	if err != nil || d.Labels[labeler.Label] != "someone-else" {
 		t.Errorf("an existing label was overwritten: %v %v", d.Labels, err)
 	}
+}
+
+// The informer keeps only Deployments that lack the label, the labeler's
+// own writes cause no further reconciles, and a Deployment whose label is
+// removed comes back and is labeled again.
+func TestRelabelsARemovedLabelAndCachesOnlyUnlabeled(t *testing.T) {
+	var seed []runtime.Object
+	for i := range 5 {
+		d := deployment(fmt.Sprintf("d%d", i))
+		d.Namespace = "apps"
+		seed = append(seed, d)
+	}
+	srv := fake.NewServer(fake.Options{}, seed...)
+	defer srv.Close()
+	var patches patchCounter
+	cfg := srv.Config()
+	cfg.WrapTransport = patches.wrap
+	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := labeler.Setup(mgr, labeler.Options{Name: "unit", Namespace: "apps"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	mctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mctx) }()
+	deps := client.For[*appsv1.Deployment](mgr.Client()).Namespace("apps")
+	cached := informer.ForMetadata(mgr.Factory(), appsv1.SchemeGroupVersion.WithResource("deployments"),
+		informer.ForOptions{Namespace: "apps", LabelSelector: "!" + labeler.Label}).Lister()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for !cond() {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("timed out waiting until %s", what)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	labeled := func() int {
+		l, err := deps.List(ctx, metav1.ListOptions{LabelSelector: labeler.Label + "=unit"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(l.Items)
+	}
+	waitFor("all 5 are labeled", func() bool { return labeled() == 5 })
+	waitFor("the cache holds no labeled Deployment", func() bool { return len(cached.List(labels.Everything())) == 0 })
+	if got := reconciles(t, mgr); got != 5 {
+		t.Errorf("%v reconciles for 5 Deployments, want 5 (the labeler's own patches must not enqueue)", got)
+	}
+
+	if _, err := deps.Patch(ctx, "d3", types.MergePatchType, []byte(`{"metadata":{"labels":{"`+labeler.Label+`":null}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Patches counted: 5 by the labeler, this one, and the relabeling.
+	waitFor("d3 is labeled again", func() bool { return patches.n.Load() == 7 && labeled() == 5 })
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reconciles returns the labeler's reconcile count from mgr's metrics.
+func reconciles(t *testing.T, mgr *controller.Manager) float64 {
+	t.Helper()
+	families, err := mgr.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n float64
+	for _, f := range families {
+		if f.GetName() == "controller_runtime_reconcile_total" {
+			for _, m := range f.GetMetric() {
+				n += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return n
 }
