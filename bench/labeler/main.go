@@ -22,6 +22,21 @@
 // Both modes send exactly N patches. With -throttle, every client gets a
 // rest.Config.RateLimiter token bucket of 5 qps and burst 10: client-go's
 // default client-side throttling, which kubego does not apply by default.
+//
+// After each run its Deployments are deleted (-cleanup), so every run
+// meets a server holding about as many objects. Each JSON line reports
+// wall time and CPU seconds: the client's (this process) and the control
+// plane's (kube-apiserver and etcd, from /proc). On a machine where the
+// control plane saturates the cores, wall time follows total CPU, and the
+// CPU ratio is the steadier of the two.
+//
+// For experiments, -modes runs other modes each round (order rotating):
+// variants of the labeler (variants.go) and of the client configuration
+// (modes.go); -cpuprofile and -serverprofile write client and
+// kube-apiserver CPU profiles of every run into a directory:
+//
+//	go run ./labeler -n 5000 -rounds 3 -modes bare,labeler,labeler+v0 \
+//	    -cpuprofile /tmp/p -serverprofile /tmp/p -serverprofile-window 12s
 package main
 
 import (
@@ -33,7 +48,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,6 +85,10 @@ type result struct {
 	// ServerCPUSeconds is the CPU time of the control plane (this
 	// process's descendants: etcd, kube-apiserver) during the run.
 	ServerCPUSeconds float64 `json:"server_cpu_seconds"`
+	// APIServerCPUSeconds and EtcdCPUSeconds split ServerCPUSeconds by
+	// program.
+	APIServerCPUSeconds float64 `json:"apiserver_cpu_seconds"`
+	EtcdCPUSeconds      float64 `json:"etcd_cpu_seconds"`
 	// Reconciles by result, and API requests by method and code, for the
 	// labeler (from its Manager's registry).
 	Reconciles map[string]float64 `json:"reconciles,omitempty"`
@@ -82,7 +100,11 @@ func main() {
 	rounds := flag.Int("rounds", 1, "bare/labeler pairs to run, alternating")
 	workers := flag.Int("workers", labeler.DefaultWorkers, "goroutines of the bare loop (the labeler uses its default)")
 	throttle := flag.Bool("throttle", false, "5 qps / burst 10 client-side limit on every client (client-go's default)")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the labeler runs (client side) to this file")
+	modeList := flag.String("modes", "bare,labeler", "comma-separated modes to run each round, rotating the order: bare, labeler, and experimental variants (see modes.go)")
+	cleanup := flag.Bool("cleanup", true, "delete each run's Deployments after it is verified")
+	cpuprofile := flag.String("cpuprofile", "", "write client-side CPU profiles of every run to this directory, as <mode>-<round>.client.pprof")
+	serverprof := flag.String("serverprofile", "", "write kube-apiserver CPU profiles of every run to this directory, as <mode>-<round>.apiserver.pprof")
+	serverprofWindow := flag.Duration("serverprofile-window", 8*time.Second, "how much of each run (from its start) the kube-apiserver profile covers")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx := context.Background()
@@ -99,24 +121,19 @@ func main() {
 		os.Exit(1)
 	}
 
-	var prof *os.File
-	if *cpuprofile != "" {
-		if prof, err = os.Create(*cpuprofile); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer prof.Close()
+	all, err := parseModes(*modeList)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	var bare, ctl []float64
+	stats := map[string]*modeStats{}
 	for round := range *rounds {
-		// Alternate which mode goes first, so neither always runs on a
-		// server that has just absorbed the other's 5,000 writes.
-		modes := []string{"bare", "labeler"}
-		if round%2 == 1 {
-			modes[0], modes[1] = modes[1], modes[0]
-		}
-		for _, mode := range modes {
-			ns := fmt.Sprintf("%s-%d", mode, round)
+		// Rotate which mode goes first, so none always runs on a server
+		// that has just absorbed another's 5,000 writes.
+		modes := append(append([]mode(nil), all[round%len(all):]...), all[:round%len(all)]...)
+		for _, m := range modes {
+			mode := m.name
+			ns := fmt.Sprintf("%s-%d", strings.NewReplacer("+", "-", "=", "-", "!", "").Replace(mode), round)
 			if err := populate(ctx, setup, ns, *n); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
@@ -125,43 +142,73 @@ func main() {
 			if *throttle {
 				cfg.RateLimiter = rate.NewLimiter(5, 10)
 			}
+			m.configure(cfg)
 			var d, first time.Duration
 			var reconciles, requests map[string]float64
-			cpu0, server0 := cpuTime(), descendantsCPU()
-			if mode == "bare" {
-				d, first, err = runBare(ctx, cfg, ns, *n, *workers)
-				bare = append(bare, d.Seconds())
-			} else {
-				if prof != nil {
-					if err := pprof.StartCPUProfile(prof); err != nil {
-						fmt.Fprintln(os.Stderr, err)
-						os.Exit(1)
-					}
-				}
-				d, first, reconciles, requests, err = runLabeler(ctx, cfg, ns, *n, log)
-				if prof != nil {
-					pprof.StopCPUProfile()
-					prof = nil // the first labeler run only
-				}
-				ctl = append(ctl, d.Seconds())
+			var profDone <-chan error
+			if *serverprof != "" {
+				profDone = serverProfile(ctx, cp.Config(), *serverprofWindow, fmt.Sprintf("%s/%s-%d.apiserver.pprof", *serverprof, mode, round))
 			}
+			stopProfile := func() {}
+			if *cpuprofile != "" {
+				if stopProfile, err = startProfile(fmt.Sprintf("%s/%s-%d.client.pprof", *cpuprofile, mode, round)); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(1)
+				}
+			}
+			cpu0, server0 := cpuTime(), descendantsCPU()
+			if m.bare {
+				d, first, err = runBare(ctx, cfg, ns, *n, *workers)
+			} else {
+				d, first, reconciles, requests, err = runLabeler(ctx, cfg, ns, *n, m, log)
+			}
+			cpu1, server1 := cpuTime(), descendantsCPU()
+			stopProfile()
 			if err != nil {
 				fmt.Fprintln(os.Stderr, mode, err)
 				os.Exit(1)
+			}
+			if profDone != nil {
+				if err := <-profDone; err != nil {
+					fmt.Fprintln(os.Stderr, mode, err)
+				}
 			}
 			if err := verify(ctx, setup, ns, *n); err != nil {
 				fmt.Fprintln(os.Stderr, mode, err)
 				os.Exit(1)
 			}
+			if *cleanup {
+				// Delete the run's Deployments (the namespace stays: no
+				// namespace controller runs), so that every run meets a
+				// server holding about as many objects.
+				if err := client.For[*appsv1.Deployment](setup).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+					fmt.Fprintln(os.Stderr, mode, "cleanup:", err)
+					os.Exit(1)
+				}
+			}
 			w := *workers
-			if mode == "labeler" {
+			if !m.bare {
 				w = labeler.DefaultWorkers
 			}
-			line, _ := json.Marshal(result{mode, *n, w, *throttle, d.Seconds(), float64(*n) / d.Seconds(), (cpuTime() - cpu0).Seconds(), first.Seconds(), (descendantsCPU() - server0).Seconds(), reconciles, requests})
+			line, _ := json.Marshal(result{
+				Mode: mode, N: *n, Workers: w, Throttled: *throttle,
+				Seconds: d.Seconds(), PerSec: float64(*n) / d.Seconds(),
+				CPUSeconds: (cpu1 - cpu0).Seconds(), FirstPatch: first.Seconds(),
+				ServerCPUSeconds:    server1.total().Seconds() - server0.total().Seconds(),
+				APIServerCPUSeconds: (server1["kube-apiserver"] - server0["kube-apiserver"]).Seconds(),
+				EtcdCPUSeconds:      (server1["etcd"] - server0["etcd"]).Seconds(),
+				Reconciles:          reconciles, Requests: requests,
+			})
 			fmt.Println(string(line))
+			st := stats[mode]
+			if st == nil {
+				st = &modeStats{}
+				stats[mode] = st
+			}
+			st.add(d, cpu1-cpu0, server1.total()-server0.total())
 		}
 	}
-	fmt.Printf("median bare %.3fs, labeler %.3fs, ratio labeler/bare %.3f\n", median(bare), median(ctl), median(ctl)/median(bare))
+	printSummary(all, stats)
 }
 
 func newClient(cfg *rest.Config) (*client.Client, error) {
@@ -214,7 +261,7 @@ func runBare(ctx context.Context, cfg *rest.Config, ns string, n, workers int) (
 }
 
 // runLabeler runs the labeler until it has sent n successful patches.
-func runLabeler(ctx context.Context, cfg *rest.Config, ns string, n int, log *slog.Logger) (elapsed, first time.Duration, reconciles, requests map[string]float64, err error) {
+func runLabeler(ctx context.Context, cfg *rest.Config, ns string, n int, m mode, log *slog.Logger) (elapsed, first time.Duration, reconciles, requests map[string]float64, err error) {
 	var patched atomic.Int64
 	var firstAt atomic.Int64 // UnixNano of the first patch response
 	all := make(chan struct{})
@@ -235,7 +282,14 @@ func runLabeler(ctx context.Context, cfg *rest.Config, ns string, n int, log *sl
 	if err != nil {
 		return 0, 0, nil, nil, err
 	}
-	if _, err := labeler.Setup(mgr, labeler.Options{Namespace: ns}); err != nil {
+	if m.variant != "" {
+		err = setupVariant(mgr, m.variant, ns)
+	} else {
+		lopts := m.labeler
+		lopts.Namespace = ns
+		_, err = labeler.Setup(mgr, lopts)
+	}
+	if err != nil {
 		return 0, 0, nil, nil, err
 	}
 	mctx, cancel := context.WithCancel(ctx)
@@ -338,16 +392,30 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// cpuByProgram is CPU time by program name (/proc/<pid>/comm).
+type cpuByProgram map[string]time.Duration
+
+func (c cpuByProgram) total() time.Duration {
+	var t time.Duration
+	for _, d := range c {
+		t += d
+	}
+	return t
+}
+
 // descendantsCPU returns the CPU time (user+system) used so far by the
-// live descendants of this process, read from /proc (0 where unavailable).
-func descendantsCPU() time.Duration {
+// live descendants of this process, by program, read from /proc (empty
+// where unavailable).
+func descendantsCPU() cpuByProgram {
+	out := cpuByProgram{}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return out
 	}
 	type proc struct {
 		ppid int
 		cpu  time.Duration
+		name string
 	}
 	procs := map[int]proc{}
 	for _, e := range entries {
@@ -371,19 +439,22 @@ func descendantsCPU() time.Duration {
 		ppid, _ := strconv.Atoi(f[1])
 		ut, _ := strconv.ParseInt(f[11], 10, 64)
 		st, _ := strconv.ParseInt(f[12], 10, 64)
-		procs[pid] = proc{ppid, time.Duration(ut+st) * (time.Second / 100)} // USER_HZ
+		name := ""
+		if j := bytes.IndexByte(b, '('); j >= 0 && j < i {
+			name = string(b[j+1 : i])
+		}
+		procs[pid] = proc{ppid, time.Duration(ut+st) * (time.Second / 100), name} // USER_HZ
 	}
 	self := os.Getpid()
-	var total time.Duration
-	for pid, p := range procs {
+	for _, p := range procs {
 		for q, ok := p, true; ok; q, ok = procs[q.ppid] {
 			if q.ppid == self {
-				total += procs[pid].cpu
+				out[p.name] += p.cpu
 				break
 			}
 		}
 	}
-	return total
+	return out
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
