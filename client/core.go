@@ -221,12 +221,12 @@ func itemsOf(lst runtime.Object, yield func(runtime.Object)) (metav1.ListMeta, e
 }
 
 func (k core) watch(ctx context.Context, opts *metav1.ListOptions) (*rest.WatchStream, error) {
-	return k.watchHinted(ctx, opts, nil, false)
+	return k.watchHinted(ctx, opts, nil, false, nil)
 }
 
 // watchHinted is watch with a rest.KnownFunc (nil for none), cutting
-// managedFields when dropMF.
-func (k core) watchHinted(ctx context.Context, opts *metav1.ListOptions, known rest.KnownFunc, dropMF bool) (*rest.WatchStream, error) {
+// managedFields when dropMF, sharing values through share when not nil.
+func (k core) watchHinted(ctx context.Context, opts *metav1.ListOptions, known rest.KnownFunc, dropMF bool, share rest.Sharer) (*rest.WatchStream, error) {
 	r, _, err := k.request(ctx, "GET", "", "", true)
 	if err != nil {
 		return nil, err
@@ -236,6 +236,9 @@ func (k core) watchHinted(ctx context.Context, opts *metav1.ListOptions, known r
 	r = r.Params(&o).Known(known)
 	if dropMF {
 		r = r.DropManagedFields()
+	}
+	if share != nil {
+		r = r.Share(share)
 	}
 	return r.Watch(ctx, k.newObject)
 }

@@ -46,7 +46,9 @@ func (l listerWatcher[T]) Watch(ctx context.Context, opts metav1.ListOptions) (w
 
 // WatchHinted implements informer.HintedWatcher: protobuf events for
 // objects the informer already holds at the same resourceVersion are not
-// decoded, and managedFields the informer discards are cut before decoding.
+// decoded, managedFields the informer discards are cut before decoding, and
+// the objects share their values through the informer's table as they are
+// decoded.
 func (l listerWatcher[T]) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints informer.WatchHints[T]) (watch.Interface, error) {
 	return watchHinted(ctx, l.k, opts, hints)
 }
@@ -62,7 +64,7 @@ func watchHinted[T informer.Object](ctx context.Context, k core, opts metav1.Lis
 			return nil
 		}
 	}
-	w, err := k.watchHinted(ctx, &opts, known, hints.DropManagedFields)
+	w, err := k.watchHinted(ctx, &opts, known, hints.DropManagedFields, hints.Share)
 	if err != nil {
 		return nil, err // not a typed nil *rest.WatchStream in the interface
 	}

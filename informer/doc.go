@@ -86,7 +86,10 @@
 //     labels and requests once. Quantities get their canonical string fixed
 //     before they are shared, so String on a cached Quantity never writes.
 //     Sharing relies on cached objects being read-only (DeepCopy before
-//     changing them) and is turned off by Options.DisableSharing;
+//     changing them) and is turned off by Options.DisableSharing. With the
+//     client packages' ListerWatchers it happens while protobuf events are
+//     decoded (WatchHints.Share), so a recurring value is never allocated
+//     at all; with a Transform it happens after the transform has run;
 //   - a relist keeps the cached object for every item whose
 //     resourceVersion did not change; with the client packages'
 //     ListerWatchers (see [HintedWatcher]) such items are not even decoded,

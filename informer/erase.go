@@ -37,7 +37,7 @@ func (e erased[T]) WatchHinted(ctx context.Context, opts metav1.ListOptions, hin
 	if !ok {
 		return e.lw.Watch(ctx, opts)
 	}
-	out := WatchHints[T]{DropManagedFields: hints.DropManagedFields}
+	out := WatchHints[T]{DropManagedFields: hints.DropManagedFields, Share: hints.Share}
 	if hints.Known != nil {
 		out.Known = func(namespace, name, resourceVersion string) (T, bool) {
 			if o, ok := hints.Known(namespace, name, resourceVersion); ok {

@@ -533,7 +533,13 @@ func (i *Informer[T]) fanout(batch []Delta[T], initial bool) {
 // these methods out of Informer's API.
 type sink[T Object] Informer[T]
 
-func (s *sink[T]) Prepare(obj T) T {
+func (s *sink[T]) Prepare(obj T) T { return s.prepare(obj, false) }
+
+// PrepareShared implements HintingSink: obj came from a watch that shared
+// its values through i.share already.
+func (s *sink[T]) PrepareShared(obj T) T { return s.prepare(obj, true) }
+
+func (s *sink[T]) prepare(obj T, shared bool) T {
 	i := (*Informer[T])(s)
 	old, held := i.store.Get(KeyOf(obj))
 	if held && obj.GetResourceVersion() != "" && old.GetResourceVersion() == obj.GetResourceVersion() {
@@ -548,7 +554,7 @@ func (s *sink[T]) Prepare(obj T) T {
 	if i.opts.Transform != nil {
 		obj = i.opts.Transform(obj)
 	}
-	if i.share != nil {
+	if i.share != nil && !shared {
 		if held {
 			// An update: most of it equals the cached version.
 			i.share.ObjectLike(obj, old)
@@ -561,7 +567,13 @@ func (s *sink[T]) Prepare(obj T) T {
 
 // WatchHints implements HintingSink.
 func (s *sink[T]) WatchHints() WatchHints[T] {
-	return WatchHints[T]{Known: s.known, DropManagedFields: !s.opts.KeepManagedFields}
+	h := WatchHints[T]{Known: s.known, DropManagedFields: !s.opts.KeepManagedFields}
+	if s.share != nil && s.opts.Transform == nil {
+		// With a transform, sharing waits until it has run: a transform
+		// may change the object it is given, so its maps must be its own.
+		h.Share = s.share
+	}
+	return h
 }
 
 // known answers WatchHints.Known from the store, which is safe for

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/internal/protodec"
 )
 
 // Object is what an informer caches: an API object with metadata, such as
@@ -81,7 +83,17 @@ type WatchHints[T Object] struct {
 	// DropManagedFields says the caller discards metadata.managedFields:
 	// the watch may leave them out instead of decoding them.
 	DropManagedFields bool
+	// Share, when set, is the caller's table of shared values: a watch
+	// that accepts the hints must make every object it delivers share its
+	// values through it (rest.Request.Share), and the caller then does not
+	// share them again. Objects so delivered are read-only. A watch that
+	// cannot share must not accept hints at all (implement only Watch).
+	Share Sharer
 }
+
+// Sharer is a table of values shared between decoded objects; see
+// rest.Request.Share.
+type Sharer = protodec.Sharer
 
 // HintedWatcher is an optional extension of [ListerWatcher]: WatchHinted
 // is Watch, taking [WatchHints] into account. The client packages'
@@ -237,7 +249,7 @@ func (l typedLW[T]) WatchHinted(ctx context.Context, opts metav1.ListOptions, hi
 	if !ok {
 		return l.inner.Watch(ctx, opts)
 	}
-	out := WatchHints[Object]{DropManagedFields: hints.DropManagedFields}
+	out := WatchHints[Object]{DropManagedFields: hints.DropManagedFields, Share: hints.Share}
 	if hints.Known != nil {
 		out.Known = func(namespace, name, resourceVersion string) (Object, bool) {
 			if t, ok := hints.Known(namespace, name, resourceVersion); ok {

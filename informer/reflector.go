@@ -25,6 +25,9 @@ type HintingSink[T Object] interface {
 	// Known is called from the watch stream's goroutine, concurrently with
 	// the sink's other methods.
 	WatchHints() WatchHints[T]
+	// PrepareShared is Prepare for an object of a watch that was given
+	// these hints' Share: its values are shared already.
+	PrepareShared(obj T) T
 }
 
 // Sink receives what a [Reflector] learns, in order, from the reflector's
@@ -118,6 +121,7 @@ type state[T Object] struct {
 	watchFor   time.Duration // the current watch's timeoutSeconds
 	events     int           // Watching: events received on the current watch
 	initial    []T           // Streaming: collected initial objects
+	shared     bool          // the current watch shares objects (WatchHints.Share)
 	backoff    backoffState
 }
 
@@ -316,7 +320,7 @@ func (r *Reflector[T]) openStream(ctx context.Context, s *state[T], now time.Tim
 		AllowWatchBookmarks:  true,
 		TimeoutSeconds:       r.watchTimeout(s),
 	}
-	w, err := r.watch(ctx, opts)
+	w, shared, err := r.watch(ctx, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0
@@ -329,7 +333,7 @@ func (r *Reflector[T]) openStream(ctx context.Context, s *state[T], now time.Tim
 		s.listOnce = true
 		return 0
 	}
-	s.w, s.phase, s.initial = w, Streaming, nil
+	s.w, s.phase, s.initial, s.shared = w, Streaming, nil, shared
 	s.deadline = now.Add(r.opts.InitialEventsTimeout)
 	return 0
 }
@@ -373,7 +377,7 @@ func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Dur
 					return abandon(typeErr[T](ev.Object))
 				}
 				if ev.Type == watch.Added && index == nil {
-					s.initial = append(s.initial, r.sink.Prepare(obj))
+					s.initial = append(s.initial, r.prepareWatched(s, obj))
 					continue
 				}
 				if index == nil {
@@ -395,10 +399,10 @@ func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Dur
 					delete(index, k)
 				case ev.Type == watch.Deleted:
 				case found:
-					s.initial[i] = r.sink.Prepare(obj)
+					s.initial[i] = r.prepareWatched(s, obj)
 				default:
 					index[k] = len(s.initial)
-					s.initial = append(s.initial, r.sink.Prepare(obj))
+					s.initial = append(s.initial, r.prepareWatched(s, obj))
 				}
 			case watch.Bookmark:
 				m, ok := ev.Object.(metav1.Object)
@@ -497,7 +501,7 @@ func (r *Reflector[T]) openWatch(ctx context.Context, s *state[T], now time.Time
 		AllowWatchBookmarks: true,
 		TimeoutSeconds:      r.watchTimeout(s),
 	}
-	w, err := r.watch(ctx, opts)
+	w, shared, err := r.watch(ctx, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0
@@ -510,7 +514,7 @@ func (r *Reflector[T]) openWatch(ctx context.Context, s *state[T], now time.Time
 		return s.backoff.next(now)
 	}
 	r.succeeded()
-	s.w, s.phase, s.started, s.events = w, Watching, now, 0
+	s.w, s.phase, s.started, s.events, s.shared = w, Watching, now, 0, shared
 	return 0
 }
 
@@ -573,7 +577,7 @@ func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 					r.log.Debug("dropping a watch event that is not newer than the last one", "reflector", r.opts.Name, "resourceVersion", rv, "last", s.rv)
 					continue
 				}
-				obj = r.sink.Prepare(obj)
+				obj = r.prepareWatched(s, obj)
 				switch ev.Type {
 				case watch.Added:
 					r.sink.Add(obj)
@@ -657,12 +661,24 @@ func isTooLarge(err error) bool {
 }
 
 // watch opens a watch, passing the sink's hints when both sides support
-// them.
-func (r *Reflector[T]) watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+// them; shared reports whether the watch shares its objects' values
+// (WatchHints.Share).
+func (r *Reflector[T]) watch(ctx context.Context, opts metav1.ListOptions) (w watch.Interface, shared bool, err error) {
 	if hw, ok := r.lw.(HintedWatcher[T]); ok {
 		if hs, ok := r.sink.(HintingSink[T]); ok {
-			return hw.WatchHinted(ctx, opts, hs.WatchHints())
+			hints := hs.WatchHints()
+			w, err = hw.WatchHinted(ctx, opts, hints)
+			return w, hints.Share != nil, err
 		}
 	}
-	return r.lw.Watch(ctx, opts)
+	w, err = r.lw.Watch(ctx, opts)
+	return w, false, err
+}
+
+// prepareWatched is Sink.Prepare for an object of the current watch.
+func (r *Reflector[T]) prepareWatched(s *state[T], obj T) T {
+	if s.shared {
+		return r.sink.(HintingSink[T]).PrepareShared(obj)
+	}
+	return r.sink.Prepare(obj)
 }

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/internal/protodec"
 	"github.com/kubego/kubego/scheme"
 )
 
@@ -49,6 +50,7 @@ type Client struct {
 
 	protoGVs sync.Map // schema.GroupVersion → bool
 	kinds    sync.Map // reflect.Type → []protoKind
+	plans    protodec.Decoder
 }
 
 // NewClient validates cfg and builds a Client. Errors in cfg come back as

@@ -21,7 +21,7 @@ import (
 // envelope is plain (no content encoding), without the copy of the object's
 // bytes the generic decoder makes first.
 func (c *Client) decodeProtobufInto(body []byte, into runtime.Object) error {
-	if handled, err := c.decodeProtoInto(body, into); handled {
+	if handled, err := c.decodeProtoInto(body, into, nil); handled {
 		return err
 	}
 	unregistered := len(c.protoKinds(into)) == 0

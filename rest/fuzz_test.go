@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/internal/dedup"
 )
 
 // drainFrames decodes every event of a stream the way a watch does and
@@ -43,8 +45,9 @@ func drainFrames(t *testing.T, mt string, frames frameReader) {
 			newObject func() runtime.Object
 			known     KnownFunc
 			trim      *trimmer
-		}{{nil, nil, nil}, {newCM, nil, nil}, {newCM, known, nil}, {newCM, nil, &trimmer{}}, {nil, known, &trimmer{}}} {
-			ev, err := testCodecClient.decodeEvent(mt, typ, raw, c.newObject, c.known, c.trim)
+			share     Sharer
+		}{{nil, nil, nil, nil}, {newCM, nil, nil, nil}, {newCM, known, nil, nil}, {newCM, nil, &trimmer{}, nil}, {nil, known, &trimmer{}, nil}, {newCM, known, &trimmer{}, dedup.New(dedup.Options{})}, {nil, nil, nil, dedup.New(dedup.Options{})}} {
+			ev, err := testCodecClient.decodeEvent(mt, typ, raw, eventOptions{newObject: c.newObject, known: c.known, trim: c.trim, share: c.share})
 			if err != nil {
 				var de *DecodeError
 				if !errors.As(err, &de) && !isStatusError(err) {
@@ -56,7 +59,7 @@ func drainFrames(t *testing.T, mt string, frames frameReader) {
 				t.Fatalf("event %s without object", ev.Type)
 			}
 		}
-		ev, err := testCodecClient.decodeEvent(mt, typ, raw, nil, nil, nil)
+		ev, err := testCodecClient.decodeEvent(mt, typ, raw, eventOptions{})
 		if err != nil {
 			return
 		}

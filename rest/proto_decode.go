@@ -27,7 +27,10 @@ type protoKind struct {
 // not apply (unregistered type, another kind, an encoded or malformed
 // envelope): the caller then uses the generic decoder, which also produces
 // the errors for malformed input.
-func (c *Client) decodeProtoInto(body []byte, into runtime.Object) (handled bool, err error) {
+//
+// With a Sharer, a type the plan decoder handles is decoded by plan,
+// sharing values through share (see Request.Share).
+func (c *Client) decodeProtoInto(body []byte, into runtime.Object, share Sharer) (handled bool, err error) {
 	m, e, ok := plainEnvelope(body, into)
 	if !ok {
 		return false, nil
@@ -35,8 +38,15 @@ func (c *Client) decodeProtoInto(body []byte, into runtime.Object) (handled bool
 	kinds := c.protoKinds(into)
 	for _, k := range kinds {
 		if k.gvk.Kind == string(e.kind) && k.apiVersion == string(e.apiVersion) {
-			m.Reset()
-			if err := m.Unmarshal(e.raw); err != nil {
+			planned := false
+			if share != nil {
+				planned, err = c.plans.Unmarshal(e.raw, into, share)
+			}
+			if !planned {
+				m.Reset()
+				err = m.Unmarshal(e.raw)
+			}
+			if err != nil {
 				return true, &DecodeError{ContentType: mediaProtobuf, Err: err}
 			}
 			into.GetObjectKind().SetGroupVersionKind(k.gvk)

@@ -121,7 +121,7 @@ func BenchmarkWatchDecodeTypedProtobuf(b *testing.B) {
 	newCM := func() kruntime.Object { return &corev1.ConfigMap{} }
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := testCodecClient.decodeEvent(mediaProtobuf, "ADDED", raw, newCM, nil, nil); err != nil {
+		if _, err := testCodecClient.decodeEvent(mediaProtobuf, "ADDED", raw, eventOptions{newObject: newCM}); err != nil {
 			b.Fatal(err)
 		}
 	}

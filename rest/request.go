@@ -48,6 +48,7 @@ type Request struct {
 
 	known  KnownFunc // Watch only
 	trimMF bool      // Watch only
+	share  Sharer    // Watch only
 
 	err error
 }

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/internal/protodec"
 )
 
 // WatchStream is a running watch. It implements watch.Interface: events
@@ -83,11 +85,11 @@ func (r *Request) Watch(ctx context.Context, newObject func() runtime.Object) (*
 		cancel: cancel,
 		body:   body,
 	}
-	var trim *trimmer
+	eo := eventOptions{newObject: newObject, known: r.known, share: r.share}
 	if r.trimMF {
-		trim = &trimmer{}
+		eo.trim = &trimmer{}
 	}
-	go w.run(r.c, mt, frames, newObject, r.known, trim)
+	go w.run(r.c, mt, frames, eo)
 	return w, nil
 }
 
@@ -123,6 +125,23 @@ func (r *Request) DropManagedFields() *Request {
 	return r
 }
 
+// Sharer is what [Request.Share] takes: a table of values shared between
+// decoded objects (an informer's). See internal/protodec for the contract
+// of each method.
+type Sharer = protodec.Sharer
+
+// Share makes a watch's objects share equal strings and maps through s,
+// with each other and with every other object decoded through s. Protobuf
+// events of built-in types are decoded by plan, looking values up before
+// allocating them; other events are decoded as usual and then given to
+// s.Object. The objects delivered must then never be modified: a change to
+// a shared map shows in every object holding it. An informer, whose cache
+// is read-only, passes its table here.
+func (r *Request) Share(s Sharer) *Request {
+	r.share = s
+	return r
+}
+
 // ResultChan returns the channel of events. It is closed when the watch
 // ends, after which Err is final.
 func (w *WatchStream) ResultChan() <-chan watch.Event { return w.ch }
@@ -150,7 +169,15 @@ func (w *WatchStream) Err() error {
 	return w.err
 }
 
-func (w *WatchStream) run(c *Client, mt string, frames frameReader, newObject func() runtime.Object, known KnownFunc, trim *trimmer) {
+// eventOptions say how a watch decodes its events.
+type eventOptions struct {
+	newObject func() runtime.Object // nil: by the scheme
+	known     KnownFunc
+	trim      *trimmer
+	share     Sharer
+}
+
+func (w *WatchStream) run(c *Client, mt string, frames frameReader, eo eventOptions) {
 	defer close(w.done)
 	defer close(w.ch)
 	defer w.cancel()
@@ -161,7 +188,7 @@ func (w *WatchStream) run(c *Client, mt string, frames frameReader, newObject fu
 			w.finish(err)
 			return
 		}
-		ev, err := c.decodeEvent(mt, typ, raw, newObject, known, trim)
+		ev, err := c.decodeEvent(mt, typ, raw, eo)
 		if err != nil {
 			w.finish(err)
 			return
@@ -216,7 +243,7 @@ func isStatusError(err error) bool {
 
 // decodeEvent turns one raw event into a watch.Event. It never returns a
 // partially decoded object: any failure is an error.
-func (c *Client) decodeEvent(mt, typ string, raw []byte, newObject func() runtime.Object, known KnownFunc, trim *trimmer) (watch.Event, error) {
+func (c *Client) decodeEvent(mt, typ string, raw []byte, eo eventOptions) (watch.Event, error) {
 	et := watch.EventType(typ)
 	switch et {
 	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark, watch.Error:
@@ -233,29 +260,47 @@ func (c *Client) decodeEvent(mt, typ string, raw []byte, newObject func() runtim
 		}
 		return watch.Event{Type: et, Object: st}, nil
 	}
-	if known != nil && mt == mediaProtobuf && (et == watch.Added || et == watch.Modified) {
-		if obj := c.knownObject(raw, known); obj != nil {
+	if eo.known != nil && mt == mediaProtobuf && (et == watch.Added || et == watch.Modified) {
+		if obj := c.knownObject(raw, eo.known); obj != nil {
 			return watch.Event{Type: et, Object: obj}, nil
 		}
 	}
-	if trim != nil && mt == mediaProtobuf && et != watch.Bookmark {
-		raw = trim.envelope(raw)
+	if eo.trim != nil && mt == mediaProtobuf && et != watch.Bookmark {
+		raw = eo.trim.envelope(raw)
 	}
-	obj, err := c.decodeObject(mt, raw, newObject)
+	share := eo.share
+	if et == watch.Bookmark {
+		share = nil // nothing worth sharing, and never cached
+	}
+	obj, err := c.decodeObject(mt, raw, eo.newObject, share)
 	if err != nil {
 		return watch.Event{}, err
 	}
 	return watch.Event{Type: et, Object: obj}, nil
 }
 
-func (c *Client) decodeObject(mt string, raw []byte, newObject func() runtime.Object) (runtime.Object, error) {
+// decodeObject decodes one event's object. With a Sharer, the object
+// shares its values through it: decoded by plan when its type allows,
+// otherwise decoded as usual and then given to Sharer.Object.
+func (c *Client) decodeObject(mt string, raw []byte, newObject func() runtime.Object, share Sharer) (runtime.Object, error) {
 	if newObject != nil {
 		into := newObject()
 		if isNil(into) {
 			return nil, &DecodeError{ContentType: mt, Err: errors.New("newObject returned nil")}
 		}
+		if share != nil && mt == mediaProtobuf {
+			if handled, err := c.decodeProtoInto(raw, into, share); handled {
+				if err != nil {
+					return nil, err
+				}
+				return into, nil
+			}
+		}
 		if err := c.decode(raw, mt, into); err != nil {
 			return nil, err
+		}
+		if share != nil {
+			share.Object(into)
 		}
 		return into, nil
 	}
@@ -274,6 +319,9 @@ func (c *Client) decodeObject(mt string, raw []byte, newObject func() runtime.Ob
 	}
 	if err != nil {
 		return nil, &DecodeError{ContentType: mt, Err: err}
+	}
+	if share != nil {
+		share.Object(obj)
 	}
 	return obj, nil
 }
