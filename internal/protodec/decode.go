@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Sharer supplies shared values while a message is decoded. Implementations
@@ -156,7 +157,16 @@ func (st *state) into(m *msg, p unsafe.Pointer, b []byte) error {
 			v.Set(reflect.MakeMap(m.typ))
 		}
 	}
-	if err := reflect.NewAt(m.typ, p).Interface().(unmarshaler).Unmarshal(b); err != nil {
+	var err error
+	switch m.typ {
+	case timeType: // the most common opaque types, called directly
+		err = (*metav1.Time)(p).Unmarshal(b)
+	case quantityType:
+		err = (*resource.Quantity)(p).Unmarshal(b)
+	default:
+		err = reflect.NewAt(m.typ, p).Interface().(unmarshaler).Unmarshal(b)
+	}
+	if err != nil {
 		return err
 	}
 	if m.quantity && st.s != nil {
@@ -222,7 +232,7 @@ func (st *state) value(f *field, p unsafe.Pointer, b []byte, i, wt int) (int, er
 		return 0, err
 	}
 	if f.ptr {
-		np := reflect.New(f.typ).UnsafePointer()
+		np := newScalar(f)
 		*(*unsafe.Pointer)(p) = np
 		p = np
 	}
@@ -245,6 +255,20 @@ func scalarAt(k kind, b []byte, i int) (uint64, int, error) {
 		return uint64(binary.LittleEndian.Uint32(b[i:])), i + 4, nil
 	}
 	return varint(b, i)
+}
+
+// newScalar allocates a scalar of f's type. Named scalar types have the
+// layout (and the pointer-free memory) of their kind.
+func newScalar(f *field) unsafe.Pointer {
+	switch f.kind {
+	case kBool:
+		return unsafe.Pointer(new(bool))
+	case kInt32, kUint32, kFloat32:
+		return unsafe.Pointer(new(int32))
+	case kInt64, kUint64, kFloat64, kInt:
+		return unsafe.Pointer(new(int64))
+	}
+	return reflect.New(f.typ).UnsafePointer()
 }
 
 func storeScalar(k kind, p unsafe.Pointer, v uint64) {

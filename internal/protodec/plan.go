@@ -99,6 +99,7 @@ var (
 	typeMetaType     = reflect.TypeFor[metav1.TypeMeta]()
 	objectMetaType   = reflect.TypeFor[metav1.ObjectMeta]()
 	quantityType     = reflect.TypeFor[resource.Quantity]()
+	timeType         = reflect.TypeFor[metav1.Time]()
 	stringMapType    = reflect.TypeFor[map[string]string]()
 	resourceListType = reflect.TypeFor[corev1.ResourceList]()
 	freshMetaFields  = map[string]bool{"Name": true, "UID": true, "ResourceVersion": true, "SelfLink": true}
