@@ -339,18 +339,18 @@ func packedCount(k kind, b []byte) int {
 	return n
 }
 
-// count is how many fields numbered num start at or after b[i:] (at least
-// one: the caller has met one there).
+// count is how many fields numbered num follow each other from b[i:] (at
+// least one: the caller has met one there). Encoders write the elements of
+// a repeated field together; elements written apart just grow the slice
+// again.
 func count(b []byte, i int, num int32) int {
 	n := 0
 	for i < len(b) {
 		tag, _, err := varint(b, i)
-		if err != nil {
+		if err != nil || int32(tag>>3) != num {
 			break
 		}
-		if int32(tag>>3) == num {
-			n++
-		}
+		n++
 		if i, err = skip(b, i); err != nil {
 			break
 		}
