@@ -26,7 +26,7 @@ func (c *Client) decodeProtobufInto(body []byte, into runtime.Object) error {
 	}
 	unregistered := len(c.protoKinds(into)) == 0
 	if unregistered {
-		if handled, err := decodeUnregisteredProto(body, into); handled {
+		if handled, err := c.decodeUnregisteredProto(body, into, nil); handled {
 			return err
 		}
 	}
@@ -58,7 +58,9 @@ func (c *Client) decodeProtobufInto(body []byte, into runtime.Object) error {
 // when the target has no protobuf methods, the envelope is not plain or is
 // malformed, its apiVersion does not parse, or it holds a Status: the
 // generic path then decides, and produces the errors.
-func decodeUnregisteredProto(body []byte, into runtime.Object) (handled bool, err error) {
+// With a Sharer it decodes by plan when the type allows, as
+// decodeProtoInto does.
+func (c *Client) decodeUnregisteredProto(body []byte, into runtime.Object, share Sharer) (handled bool, err error) {
 	m, e, ok := plainEnvelope(body, into)
 	if !ok {
 		return false, nil
@@ -71,8 +73,15 @@ func decodeUnregisteredProto(body []byte, into runtime.Object) (handled bool, er
 	if isStatusKind(&gvk) {
 		return false, nil
 	}
-	m.Reset()
-	if err := m.Unmarshal(e.raw); err != nil {
+	planned := false
+	if share != nil {
+		planned, err = c.plans.Unmarshal(e.raw, into, share)
+	}
+	if !planned {
+		m.Reset()
+		err = m.Unmarshal(e.raw)
+	}
+	if err != nil {
 		return true, &DecodeError{ContentType: mediaProtobuf, Err: err}
 	}
 	if !gvk.Empty() && into.GetObjectKind().GroupVersionKind().Empty() {

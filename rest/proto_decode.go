@@ -56,6 +56,19 @@ func (c *Client) decodeProtoInto(body []byte, into runtime.Object, share Sharer)
 	return false, nil
 }
 
+// decodeProtoShared decodes a protobuf object into into by plan, sharing
+// values through share, for registered and unregistered protobuf types
+// alike; handled is false when neither in-place path applies.
+func (c *Client) decodeProtoShared(body []byte, into runtime.Object, share Sharer) (handled bool, err error) {
+	if handled, err := c.decodeProtoInto(body, into, share); handled {
+		return true, err
+	}
+	if len(c.protoKinds(into)) == 0 {
+		return c.decodeUnregisteredProto(body, into, share)
+	}
+	return false, nil
+}
+
 // protoKinds returns the kinds into's Go type is registered as, cached per
 // type.
 func (c *Client) protoKinds(into runtime.Object) []protoKind {

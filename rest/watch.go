@@ -289,7 +289,7 @@ func (c *Client) decodeObject(mt string, raw []byte, newObject func() runtime.Ob
 			return nil, &DecodeError{ContentType: mt, Err: errors.New("newObject returned nil")}
 		}
 		if share != nil && mt == mediaProtobuf {
-			if handled, err := c.decodeProtoInto(raw, into, share); handled {
+			if handled, err := c.decodeProtoShared(raw, into, share); handled {
 				if err != nil {
 					return nil, err
 				}

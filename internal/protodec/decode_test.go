@@ -33,7 +33,11 @@ type marshaler interface {
 func apiTypes(t testing.TB) []reflect.Type {
 	seen := map[reflect.Type]bool{}
 	var out []reflect.Type
+	all := []reflect.Type{reflect.TypeFor[metav1.PartialObjectMetadata](), reflect.TypeFor[metav1.PartialObjectMetadataList]()}
 	for _, typ := range scheme.Default().AllKnownTypes() {
+		all = append(all, typ)
+	}
+	for _, typ := range all {
 		if seen[typ] || !reflect.PointerTo(typ).Implements(reflect.TypeFor[marshaler]()) {
 			continue
 		}
