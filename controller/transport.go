@@ -3,6 +3,7 @@ package controller
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,6 +16,37 @@ import (
 type clientMetrics struct {
 	requests *prometheus.CounterVec   // method, code
 	latency  *prometheus.HistogramVec // verb
+	// series caches the resolved series per method and code, so that a
+	// request looks no label values up: requestSeries by seriesKey.
+	series sync.Map
+}
+
+type seriesKey struct {
+	method string
+	code   int // the status code; 0: no response
+}
+
+type requestSeries struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// seriesFor returns the series of a request with method (already bounded)
+// and status code (0: no response).
+func (m *clientMetrics) seriesFor(method string, code int) *requestSeries {
+	k := seriesKey{method, code}
+	if s, ok := m.series.Load(k); ok {
+		return s.(*requestSeries)
+	}
+	label := "<error>"
+	if code != 0 {
+		label = boundedCode(code)
+	}
+	s, _ := m.series.LoadOrStore(k, &requestSeries{
+		requests: m.requests.WithLabelValues(method, label),
+		latency:  m.latency.WithLabelValues(method),
+	})
+	return s.(*requestSeries)
 }
 
 func newClientMetrics(reg prometheus.Registerer) (*clientMetrics, error) {
@@ -52,13 +84,16 @@ type instrumented struct {
 func (t *instrumented) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := t.next.RoundTrip(req)
-	method := boundedMethod(req.Method)
-	code := "<error>"
+	code := 0
 	if err == nil {
-		code = boundedCode(resp.StatusCode)
+		code = resp.StatusCode
+		if code < 100 || code > 599 {
+			code = -1 // "other": one series for all out-of-range codes
+		}
 	}
-	t.m.requests.WithLabelValues(method, code).Inc()
-	t.m.latency.WithLabelValues(method).Observe(time.Since(start).Seconds())
+	s := t.m.seriesFor(boundedMethod(req.Method), code)
+	s.requests.Inc()
+	s.latency.Observe(time.Since(start).Seconds())
 	return resp, err
 }
 

@@ -5,7 +5,10 @@
 // cache read through a Lister, and a write through a patch. It needs only
 // labels, so it watches and caches Deployments' metadata alone
 // (controller.ForMetadata): the API server sends, and the labeler decodes
-// and keeps, a fraction of each object. The cached object is never
+// and keeps, a fraction of each object. It also watches only the
+// Deployments that lack the label (label selector !sync-by), so labeled
+// ones are neither cached nor followed, and its own patches enqueue
+// nothing. The cached object is never
 // modified: the change is sent as a JSON merge patch
 // that only adds the label, so it carries no resourceVersion and cannot
 // conflict with other writers, and a Deployment deleted in the meantime is
