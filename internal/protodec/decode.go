@@ -414,7 +414,9 @@ func (st *state) mapField(f *field, p unsafe.Pointer, b []byte, start, i, wt int
 				}
 				k = e
 			}
-			st.s.KeepMap(f.mapType, raw, mv())
+			// A copy of the map value, not the addressable field: the
+			// table must hold the map, not this object.
+			st.s.KeepMap(f.mapType, raw, reflect.ValueOf(mv().Interface()))
 			*shared |= bit
 			return end, nil
 		}

@@ -255,3 +255,33 @@ func mustMarshal(t testing.TB, m interface{ Marshal() ([]byte, error) }) []byte 
 	}
 	return b
 }
+
+// keptSharer records what KeepMap is given.
+type keptSharer struct {
+	*mapSharer
+	kept []reflect.Value
+}
+
+func (k *keptSharer) KeepMap(t reflect.Type, raw []byte, m reflect.Value) {
+	k.kept = append(k.kept, m)
+	k.mapSharer.KeepMap(t, raw, m)
+}
+
+func TestKeepMapGetsTheMapNotTheField(t *testing.T) {
+	// A kept value that pointed at the decoded object's field would keep
+	// the whole object alive in the table.
+	var d Decoder
+	k := &keptSharer{mapSharer: newMapSharer()}
+	var p corev1.Pod
+	if ok, err := d.Unmarshal(mustMarshal(t, testPod("web-1")), &p, k); !ok || err != nil {
+		t.Fatalf("Unmarshal = %v, %v", ok, err)
+	}
+	if len(k.kept) == 0 {
+		t.Fatal("no map kept")
+	}
+	for _, v := range k.kept {
+		if v.CanAddr() {
+			t.Fatalf("kept an addressable %s", v.Type())
+		}
+	}
+}
