@@ -134,11 +134,13 @@ type state[T Object] struct {
 //
 // A Reflector runs once; its status methods are safe for concurrent use.
 type Reflector[T Object] struct {
-	lw    ListerWatcher[T]
-	sink  Sink[T]
-	opts  ReflectorOptions
-	clock Clock
-	log   *slog.Logger
+	lw   ListerWatcher[T]
+	sink Sink[T]
+	// hinting is sink when it is a HintingSink, else nil.
+	hinting HintingSink[T]
+	opts    ReflectorOptions
+	clock   Clock
+	log     *slog.Logger
 
 	phase atomic.Int32 // Phase after the last step, for observers
 
@@ -170,6 +172,7 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 	}
 	opts.Backoff = opts.Backoff.withDefaults()
 	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: opts.Clock, log: opts.Logger}
+	r.hinting, _ = sink.(HintingSink[T])
 	if r.clock == nil {
 		r.clock = RealClock{}
 	}
@@ -665,8 +668,8 @@ func isTooLarge(err error) bool {
 // (WatchHints.Share).
 func (r *Reflector[T]) watch(ctx context.Context, opts metav1.ListOptions) (w watch.Interface, shared bool, err error) {
 	if hw, ok := r.lw.(HintedWatcher[T]); ok {
-		if hs, ok := r.sink.(HintingSink[T]); ok {
-			hints := hs.WatchHints()
+		if r.hinting != nil {
+			hints := r.hinting.WatchHints()
 			w, err = hw.WatchHinted(ctx, opts, hints)
 			return w, hints.Share != nil, err
 		}
@@ -678,7 +681,7 @@ func (r *Reflector[T]) watch(ctx context.Context, opts metav1.ListOptions) (w wa
 // prepareWatched is Sink.Prepare for an object of the current watch.
 func (r *Reflector[T]) prepareWatched(s *state[T], obj T) T {
 	if s.shared {
-		return r.sink.(HintingSink[T]).PrepareShared(obj)
+		return r.hinting.PrepareShared(obj)
 	}
 	return r.sink.Prepare(obj)
 }

@@ -73,16 +73,8 @@ func (c *Client) decodeUnregisteredProto(body []byte, into runtime.Object, share
 	if isStatusKind(&gvk) {
 		return false, nil
 	}
-	planned := false
-	if share != nil {
-		planned, err = c.plans.Unmarshal(e.raw, into, share)
-	}
-	if !planned {
-		m.Reset()
-		err = m.Unmarshal(e.raw)
-	}
-	if err != nil {
-		return true, &DecodeError{ContentType: mediaProtobuf, Err: err}
+	if err := c.unmarshalProto(e.raw, m, into, share); err != nil {
+		return true, err
 	}
 	if !gvk.Empty() && into.GetObjectKind().GroupVersionKind().Empty() {
 		into.GetObjectKind().SetGroupVersionKind(gvk)

@@ -38,16 +38,8 @@ func (c *Client) decodeProtoInto(body []byte, into runtime.Object, share Sharer)
 	kinds := c.protoKinds(into)
 	for _, k := range kinds {
 		if k.gvk.Kind == string(e.kind) && k.apiVersion == string(e.apiVersion) {
-			planned := false
-			if share != nil {
-				planned, err = c.plans.Unmarshal(e.raw, into, share)
-			}
-			if !planned {
-				m.Reset()
-				err = m.Unmarshal(e.raw)
-			}
-			if err != nil {
-				return true, &DecodeError{ContentType: mediaProtobuf, Err: err}
+			if err := c.unmarshalProto(e.raw, m, into, share); err != nil {
+				return true, err
 			}
 			into.GetObjectKind().SetGroupVersionKind(k.gvk)
 			return true, nil
@@ -67,6 +59,25 @@ func (c *Client) decodeProtoShared(body []byte, into runtime.Object, share Share
 		return c.decodeUnregisteredProto(body, into, share)
 	}
 	return false, nil
+}
+
+// unmarshalProto decodes the message raw into into (which is m): by plan,
+// sharing values, when share is set and the type has a plan; otherwise by
+// the generated method.
+func (c *Client) unmarshalProto(raw []byte, m protoMessage, into runtime.Object, share Sharer) error {
+	planned := false
+	var err error
+	if share != nil {
+		planned, err = c.plans.Unmarshal(raw, into, share)
+	}
+	if !planned {
+		m.Reset()
+		err = m.Unmarshal(raw)
+	}
+	if err != nil {
+		return &DecodeError{ContentType: mediaProtobuf, Err: err}
+	}
+	return nil
 }
 
 // protoKinds returns the kinds into's Go type is registered as, cached per

@@ -46,21 +46,11 @@ func varint(b []byte, i int) (uint64, int, error) {
 // length reads a length prefix at b[i:] and returns the bounds [start,end)
 // of the bytes it announces.
 func length(b []byte, i int) (int, int, error) {
-	var n int
-	for shift := uint(0); ; shift += 7 {
-		if shift >= 64 {
-			return 0, 0, ErrIntOverflow
-		}
-		if i >= len(b) {
-			return 0, 0, io.ErrUnexpectedEOF
-		}
-		c := b[i]
-		i++
-		n |= int(c&0x7f) << shift
-		if c < 0x80 {
-			break
-		}
+	v, i, err := varint(b, i)
+	if err != nil {
+		return 0, 0, err
 	}
+	n := int(v) // as the generated code does: a huge length turns negative
 	if n < 0 {
 		return 0, 0, ErrInvalidLength
 	}
@@ -98,21 +88,12 @@ func skip(b []byte, i int) (int, error) {
 		case wireFixed64:
 			i += 8
 		case wireBytes:
-			var n int
-			for shift := uint(0); ; shift += 7 {
-				if shift >= 64 {
-					return 0, ErrIntOverflow
-				}
-				if i >= len(b) {
-					return 0, io.ErrUnexpectedEOF
-				}
-				c := b[i]
-				i++
-				n |= int(c&0x7f) << shift
-				if c < 0x80 {
-					break
-				}
+			v, j, err := varint(b, i)
+			if err != nil {
+				return 0, err
 			}
+			n := int(v)
+			i = j
 			if n < 0 {
 				return 0, ErrInvalidLength
 			}
