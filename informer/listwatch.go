@@ -52,6 +52,11 @@ type ListResult[T Object] struct {
 //     events, whose object is a *metav1.Status. The result channel closes
 //     when the stream ends; if the watch.Interface also has an
 //     Err() error method, a non-nil value after close says why it ended.
+//     If it has a Compressed() bool method that reports true for a
+//     streaming watch (SendInitialEvents), the reflector closes that watch
+//     after the initial events and reopens a plain one from their
+//     resourceVersion, as kube-apiserver would otherwise compress each
+//     later event on its own (see rest.WatchStream.Compressed).
 //   - Errors that come from the server are *apierrors.StatusError (or wrap
 //     one), so that apierrors.IsResourceExpired, IsGone, IsForbidden,
 //     IsNotFound, IsInvalid and IsBadRequest work on them. Transport errors

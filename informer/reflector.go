@@ -421,6 +421,13 @@ func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Dur
 				r.sink.Replace(items, s.rv)
 				r.setRV(s.rv, true)
 				s.relistFrom = s.rv
+				if compressedStream(s.w) {
+					// The server would gzip each later event on its
+					// own; a watch from here on is sent plain.
+					s.w.Stop()
+					s.w, s.phase = nil, NeedWatch
+					return 0
+				}
 				s.phase, s.started, s.events = Watching, r.clock.Now(), 0
 				return 0
 			case watch.Error:
@@ -630,6 +637,13 @@ func watchErr(w watch.Interface) error {
 		return e.Err()
 	}
 	return nil
+}
+
+// compressedStream reports whether w says the server compresses it (see
+// the ListerWatcher contract).
+func compressedStream(w watch.Interface) bool {
+	c, ok := w.(interface{ Compressed() bool })
+	return ok && c.Compressed()
 }
 
 // errUnknownWatchError stands for an ERROR event without a Status object.

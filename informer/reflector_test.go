@@ -115,6 +115,62 @@ func TestReflectorStreaming(t *testing.T) {
 	})
 }
 
+// compressedWatch is a watch whose server compresses it, as
+// rest.WatchStream reports.
+type compressedWatch struct{ *watch.FakeWatcher }
+
+func (compressedWatch) Compressed() bool { return true }
+
+func TestReflectorReopensCompressedStreams(t *testing.T) {
+	t.Run("a compressed initial stream is followed by a plain watch from its end bookmark", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			stream := watch.NewFakeWithChanSize(4, false)
+			stream.Add(cm("ns", "a", "1"))
+			stream.Action(watch.Bookmark, bookmark("5", true).Object)
+			// Never read: the stream is closed after the bookmark, and the
+			// plain watch delivers the same event.
+			stream.Modify(cm("ns", "a", "6"))
+			lw := (&fakeLW{}).onWatch(
+				func(metav1.ListOptions) (watch.Interface, error) { return compressedWatch{stream}, nil },
+				watchWith(false, ev(watch.Modified, cm("ns", "a", "6"))),
+			)
+			sink := &logSink{}
+			r := NewReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan struct{})
+			go func() { r.Run(ctx); close(done) }()
+			synctest.Wait()
+			cancel()
+			<-done
+			eq(t, "calls", lw.callLog(), []string{"watch rv= match=NotOlderThan stream", "watch rv=5"})
+			eq(t, "sink", sink.log, []string{"replace 1 @5", "update ns/a"})
+			if !stream.IsStopped() {
+				t.Error("the compressed stream was not stopped")
+			}
+		})
+	})
+
+	t.Run("a compressed watch that resumes is kept", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			resumed := watch.NewFakeWithChanSize(2, false)
+			resumed.Modify(cm("ns", "a", "6"))
+			lw := (&fakeLW{}).onList(listOf("5", cm("ns", "a", "1"))).onWatch(
+				func(metav1.ListOptions) (watch.Interface, error) { return compressedWatch{resumed}, nil },
+			)
+			sink := &logSink{}
+			r := NewReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{DisableStreaming: true})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan struct{})
+			go func() { r.Run(ctx); close(done) }()
+			synctest.Wait()
+			cancel()
+			<-done
+			eq(t, "calls", lw.callLog(), []string{"list rv=", "watch rv=5"})
+			eq(t, "sink", sink.log, []string{"replace 1 @5", "update ns/a"})
+		})
+	})
+}
+
 func TestRelistDoesNotRetainPages(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		page := func(rvB string) listFn {

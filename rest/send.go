@@ -109,6 +109,12 @@ func unwrapURLError(err error) error {
 	return err
 }
 
+// isCompressed reports whether resp's body was sent compressed, whether
+// the transport has already decompressed it or not.
+func isCompressed(resp *http.Response) bool {
+	return resp.Uncompressed || strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip")
+}
+
 // responseBody returns the response body, gunzipping it when the transport
 // did not.
 func responseBody(resp *http.Response) (io.ReadCloser, error) {

@@ -30,6 +30,8 @@ type WatchStream struct {
 	body    io.Closer
 	stopped atomic.Bool
 	once    sync.Once
+	// compressed: the server sent the stream gzip-compressed.
+	compressed bool
 
 	mu  sync.Mutex
 	err error
@@ -61,6 +63,7 @@ func (r *Request) Watch(ctx context.Context, newObject func() runtime.Object) (*
 		return nil, r.errorFromResponse(resp)
 	}
 	mt := mediaType(resp.Header.Get("Content-Type"), nil)
+	compressed := isCompressed(resp)
 	body, err := responseBody(resp)
 	if err != nil {
 		cancel()
@@ -84,6 +87,8 @@ func (r *Request) Watch(ctx context.Context, newObject func() runtime.Object) (*
 		ctx:    wctx,
 		cancel: cancel,
 		body:   body,
+
+		compressed: compressed,
 	}
 	eo := eventOptions{newObject: newObject, known: r.known, share: r.share}
 	if r.trimMF {
@@ -141,6 +146,17 @@ func (r *Request) Share(s Sharer) *Request {
 	r.share = s
 	return r
 }
+
+// Compressed reports whether the server compresses the stream. Since
+// Kubernetes 1.37 (feature WatchListCompression), kube-apiserver gzips a
+// watch that starts with its initial events (sendInitialEvents=true) when
+// the client accepts gzip. That pays off for the initial events, but the
+// server goes on compressing every later event on its own (a gzip member
+// per flush), which costs both sides CPU and saves nothing. A caller that
+// keeps watching after the initial events may reopen the watch from the
+// end bookmark's resourceVersion, which the server sends plain; an
+// informer does.
+func (w *WatchStream) Compressed() bool { return w.compressed }
 
 // ResultChan returns the channel of events. It is closed when the watch
 // ends, after which Err is final.
