@@ -23,6 +23,13 @@
 // rest.Config.RateLimiter token bucket of 5 qps and burst 10: client-go's
 // default client-side throttling, which kubego does not apply by default.
 //
+// Each round runs every mode once; the order rotates from round to round
+// (bare, labeler; then labeler, bare), so over an even number of rounds
+// each mode runs first as often as second. The control plane slows down
+// and speeds up over its life by more than the difference measured here,
+// so compare modes over such pairs of rounds (bench/cmd/runner does), not
+// within one round.
+//
 // After each run its Deployments are deleted (-cleanup), so every run
 // meets a server holding about as many objects. Each JSON line reports
 // wall time and CPU seconds: the client's (this process) and the control
@@ -64,6 +71,7 @@ import (
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/labeler/labeler"
+	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 )
@@ -158,7 +166,7 @@ func main() {
 			}
 			cpu0, server0 := cpuTime(), descendantsCPU()
 			if m.bare {
-				d, first, err = runBare(ctx, cfg, ns, *n, *workers)
+				d, first, err = runBare(ctx, cfg, ns, *n, *workers, m.watch)
 			} else {
 				d, first, reconciles, requests, err = runLabeler(ctx, cfg, ns, *n, m, log)
 			}
@@ -232,8 +240,9 @@ func populate(ctx context.Context, c *client.Client, ns string, n int) error {
 }
 
 // runBare lists the Deployments and patches each once from workers
-// goroutines.
-func runBare(ctx context.Context, cfg *rest.Config, ns string, n, workers int) (elapsed, first time.Duration, err error) {
+// goroutines. With watch, the labeler's informer runs beside it on the
+// same client, from the start to the last patch.
+func runBare(ctx context.Context, cfg *rest.Config, ns string, n, workers int, watch bool) (elapsed, first time.Duration, err error) {
 	c, err := newClient(cfg)
 	if err != nil {
 		return 0, 0, err
@@ -242,6 +251,13 @@ func runBare(ctx context.Context, cfg *rest.Config, ns string, n, workers int) (
 	patch := []byte(`{"metadata":{"labels":{"` + labeler.Label + `":"bare"}}}`)
 	deps := client.For[*appsv1.Deployment](c).Namespace(ns)
 	start := time.Now()
+	if watch {
+		f := informer.NewFactory(c, informer.FactoryOptions{})
+		informer.ForMetadata(f, appsv1.SchemeGroupVersion.WithResource("deployments"), informer.ForOptions{Namespace: ns, LabelSelector: "!" + labeler.Label})
+		wctx, cancel := context.WithCancel(ctx)
+		f.Start(wctx)
+		defer func() { cancel(); _ = f.Wait() }()
+	}
 	var names []string
 	for d, err := range deps.All(ctx, client.AllOptions{}) {
 		if err != nil {

@@ -18,9 +18,13 @@ import (
 //	+v0       (labeler) the variant v0 of variants.go instead of
 //	          examples/labeler
 //	+typed    (labeler) the variant typed of variants.go
+//	+watch    (bare) run the labeler's informer (metadata of the
+//	          Deployments lacking the label) beside the bare loop, with
+//	          no controller: the cost of the watch alone
 type mode struct {
 	name    string
 	bare    bool
+	watch   bool
 	noGzip  bool
 	labeler labeler.Options
 	variant variant // "": examples/labeler
@@ -42,6 +46,11 @@ func parseModes(list string) ([]mode, error) {
 			switch v {
 			case "nogzip":
 				m.noGzip = true
+			case "watch":
+				if !m.bare {
+					return nil, fmt.Errorf("mode %q: watch applies to bare", name)
+				}
+				m.watch = true
 			case string(variantV0), string(variantTyped):
 				if m.bare {
 					return nil, fmt.Errorf("mode %q: %s applies to the labeler", name, v)

@@ -78,7 +78,7 @@ var shown = map[string][]string{
 	"watch":         {"watch_p50_ms", "watch_p99_ms", "watch_events_per_sec"},
 	"list":          {"list_json_us_per_obj", "list_json_bytes_per_obj", "list_protobuf_us_per_obj", "list_protobuf_bytes_per_obj"},
 	"workqueue":     {"adds_per_sec", "bytes_per_add", "cpu_ns_per_add"},
-	"labeler":       {"labeler_over_bare", "labeler_seconds", "bare_seconds"},
+	"labeler":       {"labeler_over_bare", "labeler_over_bare_cpu", "labeler_seconds", "bare_seconds"},
 	"decode": {
 		"decode_json_ns_per_obj", "decode_json_bytes_per_obj", "decode_json_allocs_per_obj",
 		"decode_protobuf_ns_per_obj", "decode_protobuf_bytes_per_obj", "decode_protobuf_allocs_per_obj",
@@ -184,41 +184,78 @@ func tail(s string, n int) string {
 }
 
 // labeler runs bench/labeler (kubego only: the labeler controller against
-// a bare update loop on the same client, on its own control plane).
+// a bare update loop on the same client, on its own control plane). Its
+// rounds alternate which mode goes first, and each sample is a block of
+// two rounds (bare, labeler, labeler, bare): the control plane's speed
+// drifts over its life by more than the difference measured, and a block
+// cancels a steady drift where a single round charges it to whichever
+// mode ran second.
 func (rep *report) labeler(ctx context.Context, o options, bin string) error {
-	logf("labeler: %d Deployments, %d rounds (its own control plane)", o.labelerN, o.runs)
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
+	rounds := 2 * ((o.runs + 1) / 2)
+	logf("labeler: %d Deployments, %d rounds (its own control plane)", o.labelerN, rounds)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-n", fmt.Sprint(o.labelerN), "-rounds", fmt.Sprint(o.runs))
+	cmd := exec.CommandContext(ctx, bin, "-n", fmt.Sprint(o.labelerN), "-rounds", fmt.Sprint(rounds))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("%w: %s", err, tail(errb.String(), 1500))
 	}
-	var bare, ctl []float64
-	for _, l := range strings.Split(out.String(), "\n") {
+	samples, runs, err := labelerSamples(out.String())
+	if err != nil {
+		return err
+	}
+	for _, s := range samples {
+		rep.add("labeler", "kubego", s)
+	}
+	for _, r := range runs {
+		logf("  %s", r)
+	}
+	return nil
+}
+
+// labelerSamples reads bench/labeler's JSON lines (rounds alternating
+// bare, labeler / labeler, bare) and returns one sample per block of two
+// rounds, plus a line per round for the log.
+func labelerSamples(out string) ([]sample, []string, error) {
+	type run struct{ wall, cpu float64 }
+	var bare, ctl []run
+	for _, l := range strings.Split(out, "\n") {
 		var r struct {
-			Mode    string  `json:"mode"`
-			Seconds float64 `json:"seconds"`
+			Mode      string  `json:"mode"`
+			Seconds   float64 `json:"seconds"`
+			ClientCPU float64 `json:"client_cpu_seconds"`
+			ServerCPU float64 `json:"server_cpu_seconds"`
 		}
 		if json.Unmarshal([]byte(l), &r) != nil {
 			continue
 		}
 		switch r.Mode {
 		case "bare":
-			bare = append(bare, r.Seconds)
+			bare = append(bare, run{r.Seconds, r.ClientCPU + r.ServerCPU})
 		case "labeler":
-			ctl = append(ctl, r.Seconds)
+			ctl = append(ctl, run{r.Seconds, r.ClientCPU + r.ServerCPU})
 		}
 	}
-	if len(bare) == 0 || len(ctl) == 0 {
-		return fmt.Errorf("no results in its output: %s", tail(out.String(), 500))
+	n := min(len(bare), len(ctl))
+	if n < 2 {
+		return nil, nil, fmt.Errorf("fewer than two rounds in its output: %s", tail(out, 500))
 	}
-	for i := range min(len(bare), len(ctl)) {
-		rep.add("labeler", "kubego", sample{"labeler_seconds": ctl[i], "bare_seconds": bare[i], "labeler_over_bare": ctl[i] / bare[i]})
+	var samples []sample
+	for i := 0; i+1 < n; i += 2 {
+		b, c := bare[i:i+2], ctl[i:i+2]
+		samples = append(samples, sample{
+			"labeler_seconds":       (c[0].wall + c[1].wall) / 2,
+			"bare_seconds":          (b[0].wall + b[1].wall) / 2,
+			"labeler_over_bare":     (c[0].wall + c[1].wall) / (b[0].wall + b[1].wall),
+			"labeler_over_bare_cpu": (c[0].cpu + c[1].cpu) / (b[0].cpu + b[1].cpu),
+		})
 	}
-	logf("  labeler %v bare %v", ctl, bare)
-	return nil
+	var lines []string
+	for i := range n {
+		lines = append(lines, fmt.Sprintf("round %d: labeler %.2fs (%.1f cpu-s), bare %.2fs (%.1f cpu-s)", i, ctl[i].wall, ctl[i].cpu, bare[i].wall, bare[i].cpu))
+	}
+	return samples, lines, nil
 }
 
 func median(xs []float64) float64 {

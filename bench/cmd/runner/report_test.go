@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -47,5 +49,52 @@ func TestFinishComputesMedianRatiosAndTargets(t *testing.T) {
 	}
 	if svg := rep.svg(); !strings.Contains(svg, "<svg") {
 		t.Fatal("no svg")
+	}
+}
+
+func TestLabelerSamplesPairRoundsIntoBlocks(t *testing.T) {
+	line := func(mode string, wall, cpu float64) string {
+		return fmt.Sprintf(`{"mode":%q,"seconds":%g,"client_cpu_seconds":%g,"server_cpu_seconds":0}`, mode, wall, cpu)
+	}
+	tests := []struct {
+		name    string
+		lines   []string
+		want    []sample
+		wantErr bool
+	}{
+		{
+			name: "a steady drift cancels within a block",
+			// The server slows by 1 s per run; the labeler costs 10 % more.
+			lines: []string{line("bare", 10, 20), line("labeler", 12, 22), line("labeler", 13, 22), line("bare", 13, 20), "summary line"},
+			want:  []sample{{"labeler_seconds": 12.5, "bare_seconds": 11.5, "labeler_over_bare": 25.0 / 23, "labeler_over_bare_cpu": 1.1}},
+		},
+		{
+			name:  "an odd last round is left out",
+			lines: []string{line("bare", 10, 1), line("labeler", 11, 1), line("labeler", 11, 1), line("bare", 10, 1), line("bare", 10, 1), line("labeler", 30, 1)},
+			want:  []sample{{"labeler_seconds": 11, "bare_seconds": 10, "labeler_over_bare": 1.1, "labeler_over_bare_cpu": 1}},
+		},
+		{
+			name:    "one round is not enough",
+			lines:   []string{line("bare", 10, 1), line("labeler", 11, 1)},
+			wantErr: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := labelerSamples(strings.Join(tt.lines, "\n"))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v", err)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("samples %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				for k, v := range tt.want[i] {
+					if math.Abs(got[i][k]-v) > 1e-9 {
+						t.Errorf("block %d %s = %v, want %v", i, k, got[i][k], v)
+					}
+				}
+			}
+		})
 	}
 }
