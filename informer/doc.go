@@ -14,7 +14,9 @@
 //	    This package never imports a transport.
 //	  - The [Reflector] fetches the complete state, by a streaming watch
 //	    (sendInitialEvents) with a bounded wait for its end bookmark and a
-//	    fallback to a paginated LIST, then watches from that resourceVersion.
+//	    fallback to a paginated LIST, then watches from that resourceVersion
+//	    (a streaming watch the server compressed is reopened plain there:
+//	    kube-apiserver compresses each later event of it on its own).
 //	    A dropped watch resumes where it stopped; 410 Gone relists from the
 //	    last version, then from the latest; errors back off exponentially with
 //	    jitter. It is an explicit state machine ([Phase] plus one step

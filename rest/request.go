@@ -154,18 +154,23 @@ var metaV1 = schema.GroupVersion{Version: "v1"}
 
 // Params adds the query parameters of an option struct (metav1.ListOptions,
 // GetOptions, DeleteOptions, CreateOptions, PatchOptions, UpdateOptions,
-// corev1.PodLogOptions …), encoded through the scheme's parameter codec. A
-// nil opts adds nothing.
+// corev1.PodLogOptions …), encoded through the scheme's parameter codec;
+// the six meta/v1 option types by a plan made once per type, with the
+// codec's result (see params.go). A nil opts adds nothing.
 func (r *Request) Params(opts runtime.Object) *Request {
 	if isNil(opts) {
 		return r
 	}
-	vals, err := r.c.params.EncodeParameters(opts, metaV1)
-	if err != nil && r.version != "" {
-		vals, err = r.c.params.EncodeParameters(opts, schema.GroupVersion{Group: r.group, Version: r.version})
-	}
-	if err != nil {
-		return r.fail("encoding parameters %T: %v", opts, err)
+	vals, ok := fastParams(opts)
+	if !ok {
+		var err error
+		vals, err = r.c.params.EncodeParameters(opts, metaV1)
+		if err != nil && r.version != "" {
+			vals, err = r.c.params.EncodeParameters(opts, schema.GroupVersion{Group: r.group, Version: r.version})
+		}
+		if err != nil {
+			return r.fail("encoding parameters %T: %v", opts, err)
+		}
 	}
 	for k, vs := range vals {
 		for _, v := range vs {
