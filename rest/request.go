@@ -172,6 +172,10 @@ func (r *Request) Params(opts runtime.Object) *Request {
 			return r.fail("encoding parameters %T: %v", opts, err)
 		}
 	}
+	if r.params == nil {
+		r.params = vals // made for this call: nothing else holds it
+		return r
+	}
 	for k, vs := range vals {
 		for _, v := range vs {
 			r.Param(k, v)

@@ -111,14 +111,18 @@ func unwrapURLError(err error) error {
 
 // isCompressed reports whether resp's body was sent compressed, whether
 // the transport has already decompressed it or not.
-func isCompressed(resp *http.Response) bool {
-	return resp.Uncompressed || strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip")
+func isCompressed(resp *http.Response) bool { return resp.Uncompressed || stillGzipped(resp) }
+
+// stillGzipped reports whether resp's body is gzip that the transport left
+// compressed (it removes the header when it decompresses).
+func stillGzipped(resp *http.Response) bool {
+	return !resp.Uncompressed && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip")
 }
 
 // responseBody returns the response body, gunzipping it when the transport
 // did not.
 func responseBody(resp *http.Response) (io.ReadCloser, error) {
-	if resp.Uncompressed || !strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+	if !stillGzipped(resp) {
 		return resp.Body, nil
 	}
 	zr, err := gzip.NewReader(resp.Body)
