@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -143,28 +144,40 @@ func TestDropManagedFieldsCutsThemBeforeDecoding(t *testing.T) {
 		{"an object without them is unchanged", true, without},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := streamServer(t, mediaProtobuf, concat(protoFrame(t, "ADDED", protoObject(t, tt.obj)), protoFrame(t, "MODIFIED", protoObject(t, tt.obj))))
-			r := c.Get().Resource("configmaps")
-			if tt.drop {
-				r = r.DropManagedFields()
-			}
-			w, err := r.Watch(context.Background(), func() kruntime.Object { return &corev1.ConfigMap{} })
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Stop()
-			for range 2 { // the second event reuses the trimmer's buffers
-				got := (<-w.ResultChan()).Object.(*corev1.ConfigMap)
-				want := tt.obj.DeepCopy()
+		for _, media := range []string{mediaProtobuf, "application/json"} {
+			t.Run(tt.name+" in "+media, func(t *testing.T) {
+				var body []byte
+				if media == mediaProtobuf {
+					body = concat(protoFrame(t, "ADDED", protoObject(t, tt.obj)), protoFrame(t, "MODIFIED", protoObject(t, tt.obj)))
+				} else {
+					js, err := json.Marshal(tt.obj)
+					if err != nil {
+						t.Fatal(err)
+					}
+					body = []byte(jsonEventLine("ADDED", string(js)) + jsonEventLine("MODIFIED", string(js)))
+				}
+				c := streamServer(t, media, body)
+				r := c.Get().Resource("configmaps")
 				if tt.drop {
-					want.ManagedFields = nil
+					r = r.DropManagedFields()
 				}
-				want.TypeMeta = got.TypeMeta
-				if !equality.Semantic.DeepEqual(got, want) {
-					t.Fatalf("got %+v\nwant %+v", got, want)
+				w, err := r.Watch(context.Background(), func() kruntime.Object { return &corev1.ConfigMap{} })
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
+				defer w.Stop()
+				for range 2 { // the second event reuses the trimmer's buffers
+					got := (<-w.ResultChan()).Object.(*corev1.ConfigMap)
+					want := tt.obj.DeepCopy()
+					if tt.drop {
+						want.ManagedFields = nil
+					}
+					want.TypeMeta = got.TypeMeta
+					if !equality.Semantic.DeepEqual(got, want) {
+						t.Fatalf("got %+v\nwant %+v", got, want)
+					}
+				}
+			})
+		}
 	}
 }

@@ -121,10 +121,10 @@ func (r *Request) Known(known KnownFunc) *Request {
 }
 
 // DropManagedFields makes a watch leave metadata.managedFields out of the
-// objects it decodes from protobuf events: they are cut from the bytes
-// before decoding, so they cost neither decoding nor memory. For a caller
-// that would drop them anyway (an informer does by default); JSON events
-// are decoded whole.
+// objects it decodes: they are cut from the bytes before decoding, so they
+// cost neither decoding nor memory. For a caller that would drop them
+// anyway (an informer does by default). A JSON event whose metadata cannot
+// be read plainly (keys with escapes) is decoded whole.
 func (r *Request) DropManagedFields() *Request {
 	r.trimMF = true
 	return r
@@ -281,8 +281,12 @@ func (c *Client) decodeEvent(mt, typ string, raw []byte, eo eventOptions) (watch
 			return watch.Event{Type: et, Object: obj}, nil
 		}
 	}
-	if eo.trim != nil && mt == mediaProtobuf && et != watch.Bookmark {
-		raw = eo.trim.envelope(raw)
+	if eo.trim != nil && et != watch.Bookmark {
+		if mt == mediaProtobuf {
+			raw = eo.trim.envelope(raw)
+		} else {
+			raw = cutManagedFieldsJSON(raw) // raw is this event's own copy
+		}
 	}
 	share := eo.share
 	if et == watch.Bookmark {
