@@ -95,7 +95,8 @@
 //   - a relist keeps the cached object for every item whose
 //     resourceVersion did not change; with the client packages'
 //     ListerWatchers (see [HintedWatcher]) such items are not even decoded,
-//     and managedFields are cut from protobuf events before decoding.
+//     and managedFields are cut from protobuf and JSON events before
+//     decoding.
 //
 // # Testing
 //
