@@ -35,6 +35,17 @@ func itoa(n int) string {
 	return string(b)
 }
 
+// runUntilIdle runs r inside a synctest bubble until every goroutine is
+// blocked, then stops it and waits for Run to return.
+func runUntilIdle[T Object](t *testing.T, r *Reflector[T]) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { r.Run(ctx); close(done) }()
+	synctest.Wait()
+	cancel()
+	<-done
+}
+
 func TestReflectorStep(t *testing.T) {
 	t.Run("each step performs one action and names the next phase", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
@@ -69,12 +80,7 @@ func TestReflectorStreaming(t *testing.T) {
 			)
 			sink := &logSink{}
 			r := NewReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{})
-			ctx, cancel := context.WithCancel(t.Context())
-			done := make(chan struct{})
-			go func() { r.Run(ctx); close(done) }()
-			synctest.Wait()
-			cancel()
-			<-done
+			runUntilIdle(t, r)
 			eq(t, "calls", lw.callLog(), []string{
 				"watch rv= match=NotOlderThan stream",
 				"watch rv=6",
@@ -136,12 +142,7 @@ func TestReflectorReopensCompressedStreams(t *testing.T) {
 			)
 			sink := &logSink{}
 			r := NewReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{})
-			ctx, cancel := context.WithCancel(t.Context())
-			done := make(chan struct{})
-			go func() { r.Run(ctx); close(done) }()
-			synctest.Wait()
-			cancel()
-			<-done
+			runUntilIdle(t, r)
 			eq(t, "calls", lw.callLog(), []string{"watch rv= match=NotOlderThan stream", "watch rv=5"})
 			eq(t, "sink", sink.log, []string{"replace 1 @5", "update ns/a"})
 			if !stream.IsStopped() {
@@ -159,12 +160,7 @@ func TestReflectorReopensCompressedStreams(t *testing.T) {
 			)
 			sink := &logSink{}
 			r := NewReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{DisableStreaming: true})
-			ctx, cancel := context.WithCancel(t.Context())
-			done := make(chan struct{})
-			go func() { r.Run(ctx); close(done) }()
-			synctest.Wait()
-			cancel()
-			<-done
+			runUntilIdle(t, r)
 			eq(t, "calls", lw.callLog(), []string{"list rv=", "watch rv=5"})
 			eq(t, "sink", sink.log, []string{"replace 1 @5", "update ns/a"})
 		})
