@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -42,11 +41,24 @@ func (e *BuildError) Error() string {
 
 func (e *BuildError) Unwrap() error { return e.Err }
 
+// BuildOptions configure EnsureBinaries. The zero value builds silently.
+type BuildOptions struct {
+	// Logger receives a line when a build starts and when it ends. Nil
+	// discards.
+	Logger *slog.Logger
+
+	// Progress, when set, is called as a build advances: once per phase
+	// change and after each compiled package. It is called from one
+	// goroutine at a time and must return quickly.
+	Progress func(BuildProgress)
+}
+
 // EnsureBinaries returns the control-plane binaries, building them into the
 // cache when they are missing. It is safe to call from many processes at
 // once: a file lock serialises builds, and a finished build is visible to all.
-// Progress is logged at info level because a first build takes minutes.
-func EnsureBinaries(ctx context.Context, log *slog.Logger) (Binaries, error) {
+// A first build takes minutes; opts.Progress tells how far it is.
+func EnsureBinaries(ctx context.Context, opts BuildOptions) (Binaries, error) {
+	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -71,6 +83,9 @@ func EnsureBinaries(ctx context.Context, log *slog.Logger) (Binaries, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Binaries{}, fmt.Errorf("testenv: cache dir: %w", err)
 	}
+	if opts.Progress != nil && !tryLock(filepath.Join(dir, "build.lock")) {
+		opts.Progress(BuildProgress{Phase: PhaseWaiting})
+	}
 	unlock, err := lockFile(ctx, filepath.Join(dir, "build.lock"))
 	if err != nil {
 		return Binaries{}, err
@@ -83,17 +98,18 @@ func EnsureBinaries(ctx context.Context, log *slog.Logger) (Binaries, error) {
 	if err := writeToolsModule(filepath.Join(dir, "src")); err != nil {
 		return Binaries{}, err
 	}
-	for _, job := range []struct{ pkg, out string }{{etcdPkg, b.Etcd}, {apiServerPkg, b.APIServer}} {
-		if exists(job.out) {
-			continue
+	var jobs []buildJob
+	for _, j := range []buildJob{{pkg: etcdPkg, out: b.Etcd}, {pkg: apiServerPkg, out: b.APIServer}} {
+		if !exists(j.out) {
+			jobs = append(jobs, j)
 		}
-		start := time.Now()
-		log.Info("testenv: building control-plane binary (first time only, takes minutes)", "package", job.pkg, "cache", dir)
-		if err := goBuild(ctx, filepath.Join(dir, "src"), job.pkg, job.out); err != nil {
-			return Binaries{}, err
-		}
-		log.Info("testenv: built", "package", job.pkg, "took", time.Since(start).Round(time.Second))
 	}
+	start := time.Now()
+	log.Info("testenv: building the control plane (first time only, takes minutes)", "packages", jobNames(jobs), "cache", dir)
+	if err := goBuild(ctx, filepath.Join(dir, "src"), jobs, opts.Progress); err != nil {
+		return Binaries{}, err
+	}
+	log.Info("testenv: built the control plane", "took", time.Since(start).Round(time.Second))
 	return b, nil
 }
 
@@ -125,34 +141,6 @@ func writeToolsModule(dir string) error {
 	return nil
 }
 
-// goBuild builds pkg from the tools module in dir into out, atomically: the
-// binary appears under its final name only when complete.
-func goBuild(ctx context.Context, dir, pkg, out string) error {
-	goBin, err := goTool()
-	if err != nil {
-		return &BuildError{Package: pkg, Err: err}
-	}
-	tmp := out + ".tmp"
-	cmd := exec.CommandContext(ctx, goBin, "build", "-o", tmp, pkg)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"GOWORK=off",
-		"GOFLAGS=-mod=mod -buildvcs=false",
-		"GOTOOLCHAIN=local",
-	)
-	var outBuf bytes.Buffer
-	cmd.Stdout = &outBuf
-	cmd.Stderr = &outBuf
-	if err := cmd.Run(); err != nil {
-		os.Remove(tmp)
-		return &BuildError{Package: pkg, Output: tail(outBuf.Bytes(), 8<<10), Err: err}
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		return &BuildError{Package: pkg, Err: err}
-	}
-	return nil
-}
-
 func goTool() (string, error) {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p, nil
@@ -162,6 +150,21 @@ func goTool() (string, error) {
 		return p, nil
 	}
 	return "", errors.New("the go command is not on PATH")
+}
+
+// tryLock reports whether the lock at path is free right now (taking and
+// releasing it at once).
+func tryLock(path string) bool {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return true
 }
 
 // lockFile takes an exclusive flock on path, waiting until it is free or ctx

@@ -45,8 +45,13 @@ type Options struct {
 	// SIGKILL. Zero means 3 seconds.
 	StopGrace time.Duration
 
-	// Logger receives progress (notably of a first build). Nil discards.
+	// Logger receives what happens (notably the start and end of a first
+	// build). Nil discards.
 	Logger *slog.Logger
+
+	// BuildProgress, when set, follows a first build of the binaries (see
+	// BuildOptions.Progress and ProgressPrinter).
+	BuildProgress func(BuildProgress)
 
 	// Output, when set, receives the raw output of both processes.
 	Output io.Writer
@@ -95,7 +100,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	bins, err := EnsureBinaries(ctx, log)
+	bins, err := EnsureBinaries(ctx, BuildOptions{Logger: log, Progress: opts.BuildProgress})
 	if err != nil {
 		return nil, err
 	}

@@ -63,6 +63,9 @@ func Shared(t testing.TB) *ControlPlane {
 		if opts.Logger == nil {
 			opts.Logger = stderrLogger()
 		}
+		if opts.BuildProgress == nil {
+			opts.BuildProgress = ProgressPrinter(os.Stderr, false, 0)
+		}
 		sharedPlane.cp, sharedPlane.err = Start(ctx, opts)
 	})
 	if sharedPlane.err != nil {
@@ -80,6 +83,9 @@ func StartForTest(t testing.TB, opts Options) *ControlPlane {
 	}
 	if opts.Logger == nil {
 		opts.Logger = stderrLogger()
+	}
+	if opts.BuildProgress == nil {
+		opts.BuildProgress = ProgressPrinter(os.Stderr, false, 0)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), BuildTimeout)
 	defer cancel()

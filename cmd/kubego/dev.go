@@ -28,7 +28,7 @@ func dev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 		path = filepath.Join(dir, "kubeconfig")
 	}
 	start := time.Now()
-	cp, err := testenv.Start(ctx, testenv.Options{APIServerFlags: fs.Args(), Logger: log})
+	cp, err := testenv.Start(ctx, testenv.Options{APIServerFlags: fs.Args(), Logger: log, BuildProgress: progressPrinter()})
 	if err != nil {
 		return err
 	}
@@ -41,18 +41,39 @@ func dev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 	if err := cp.WriteKubeconfig(path); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "control plane ready in %s at %s\nkubeconfig: %s\n\n    export KUBECONFIG=%s\n\nPress Ctrl-C to stop.\n",
-		time.Since(start).Round(time.Millisecond), cp.APIServer().URL(), path, path)
+	fmt.Fprint(stdout, readyMessage(time.Since(start), cp.APIServer().URL(), path))
 	<-ctx.Done()
 	return nil
 }
 
 func buildControlPlane(ctx context.Context, stdout io.Writer, log *slog.Logger) error {
 	start := time.Now()
-	bins, err := testenv.EnsureBinaries(ctx, log)
+	bins, err := testenv.EnsureBinaries(ctx, testenv.BuildOptions{Logger: log, Progress: progressPrinter()})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "kube-apiserver: %s\netcd: %s\n(%s)\n", bins.APIServer, bins.Etcd, time.Since(start).Round(time.Second))
 	return nil
+}
+
+// progressPrinter draws a build's progress on stderr: in place on a
+// terminal, as a line every 30 seconds otherwise.
+func progressPrinter() func(testenv.BuildProgress) {
+	return testenv.ProgressPrinter(os.Stderr, testenv.IsTerminal(os.Stderr), 30*time.Second)
+}
+
+// readyMessage is what dev prints once the control plane answers: where it
+// is, the line that points a shell at it, and two commands to try there.
+func readyMessage(took time.Duration, url, kubeconfig string) string {
+	return fmt.Sprintf(`control plane ready in %s at %s
+kubeconfig: %s
+
+In another shell:
+
+    export KUBECONFIG=%s
+    kubectl get namespaces                 # any kubectl works against it
+    go run ./examples/listpods -A          # kubego's typed clientset, page by page
+
+Press Ctrl-C to stop (everything it started is removed).
+`, took.Round(time.Millisecond), url, kubeconfig, kubeconfig)
 }
