@@ -284,7 +284,7 @@ func (c *Controller) run(ctx context.Context, hard context.Context) error {
 	c.log.Info("shutting down: draining reconciles in flight")
 	if c.opts.DrainTimeout > 0 {
 		dctx, dcancel := context.WithTimeout(rctx, c.opts.DrainTimeout)
-		if err := c.queue.ShutDownWithDrain(dctx); err != nil {
+		if err := c.queue.ShutDownAndWait(dctx); err != nil {
 			c.log.Warn("drain ended with reconciles in flight; cancelling them", "err", err)
 		}
 		dcancel()

@@ -48,7 +48,7 @@ func Example() {
 				// For the example only: stop once idle, letting
 				// in-flight work finish within a deadline.
 				dctx, cancel := context.WithTimeout(ctx, time.Second)
-				err := q.ShutDownWithDrain(dctx)
+				err := q.ShutDownAndWait(dctx)
 				cancel()
 				if errors.Is(err, context.DeadlineExceeded) {
 					fmt.Println("gave up waiting")

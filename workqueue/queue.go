@@ -58,8 +58,9 @@ type Queue[K comparable] struct {
 	// waiters is not empty, and after shutdown.
 	in      intake[hashed[K]]
 	inSpare []hashed[K] // the buffer in will fill next
-	shut    bool
-	drained chan struct{} // closed when no key is held any more after shutdown
+	shut     bool
+	draining bool          // shut down by ShutDownWithDrain: ready keys are still handed out
+	drained  chan struct{} // closed when, after shutdown, no key is held or ready any more
 
 	waiterPool sync.Pool // *waiter[K]
 
@@ -366,12 +367,17 @@ func (q *Queue[K]) Done(k K) {
 			delete(q.startedAt, k)
 		}
 	}
-	if sl.state == stateHeldAgain && !q.shut {
+	if sl.state == stateHeldAgain && (!q.shut || q.draining) {
 		q.readyLocked(i)
 	} else {
 		q.keys.release(i)
 	}
-	if len(q.held) == 0 && q.drained != nil {
+	q.closeIfDrainedLocked()
+}
+
+// closeIfDrainedLocked wakes the shutdown waits once nothing is left.
+func (q *Queue[K]) closeIfDrainedLocked() {
+	if q.drained != nil && q.drainedLocked() {
 		close(q.drained)
 		q.drained = nil
 	}
@@ -397,14 +403,45 @@ func (q *Queue[K]) ShutDown() {
 	q.shutDownLocked()
 }
 
-// ShutDownWithDrain shuts the queue down like ShutDown, then waits until
-// every key handed to a worker has been marked Done, or until ctx is done;
-// in that case it returns a *DrainError that wraps the context's cause.
-// Several calls may wait at once.
-func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
+// ShutDownAndWait shuts the queue down like ShutDown (keys still waiting
+// for a worker are dropped), then waits until every key handed to a worker
+// has been marked Done, or until ctx is done; in that case it returns a
+// *DrainError that wraps the context's cause. Several calls may wait at
+// once. A controller uses it to stop promptly while letting the
+// reconciles in flight finish.
+func (q *Queue[K]) ShutDownAndWait(ctx context.Context) error {
 	q.mu.Lock()
 	q.shutDownLocked()
-	if len(q.held) == 0 {
+	return q.waitDrainedLocked(ctx)
+}
+
+// ShutDownWithDrain stops the queue from taking new keys and waits until
+// the keys it holds have been worked off: Adds are ignored from now on and
+// keys waiting for a delay (AddAfter, AddRateLimited) are dropped, but Get
+// keeps handing out the keys that were already waiting, and a key added
+// again while a worker held it is handed out again after its Done. Get
+// returns ok == false once no key waits. ShutDownWithDrain returns when
+// no key waits and none is held, or when ctx is done; in that case it
+// returns a *DrainError that wraps the context's cause. Workers must keep
+// calling Get until it returns ok == false, or the drain cannot finish.
+//
+// This is client-go's meaning of the name; ShutDownAndWait drops the
+// waiting keys instead.
+func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
+	q.mu.Lock()
+	if !q.shut {
+		// Adds made before this call count: take them in first.
+		q.takeInLocked(false)
+		q.draining = true
+	}
+	q.shutDownLocked()
+	return q.waitDrainedLocked(ctx)
+}
+
+// waitDrainedLocked waits, after shutdown, until no key is held or ready.
+// It is called with q.mu held and releases it.
+func (q *Queue[K]) waitDrainedLocked(ctx context.Context) error {
+	if q.drainedLocked() {
 		q.mu.Unlock()
 		return nil
 	}
@@ -419,16 +456,23 @@ func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		q.mu.Lock()
-		n := len(q.held)
+		held, waiting := len(q.held), q.ready.len()
 		q.mu.Unlock()
-		if n == 0 {
+		if held == 0 && waiting == 0 {
 			return nil
 		}
-		return &DrainError{InFlight: n, Err: context.Cause(ctx)}
+		return &DrainError{InFlight: held, Waiting: waiting, Err: context.Cause(ctx)}
 	}
 }
 
-// ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
+// drainedLocked reports whether a shut-down queue has nothing left: no key
+// held and none waiting.
+func (q *Queue[K]) drainedLocked() bool {
+	return len(q.held) == 0 && q.ready.len() == 0
+}
+
+// ShuttingDown reports whether ShutDown, ShutDownAndWait or
+// ShutDownWithDrain was called.
 func (q *Queue[K]) ShuttingDown() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -443,13 +487,16 @@ func (q *Queue[K]) shutDownLocked() {
 	q.in.setClosed(true)
 	q.in.swap(nil, false)
 	q.inSpare = nil
-	// Drop the waiting keys and pending re-adds; keep the held keys, for
-	// Done.
-	q.ready.each(q.keys.release)
-	q.ready.clear()
-	for _, h := range q.held {
-		q.keys.at(h.slot).state = stateHeld
+	if !q.draining {
+		// Drop the waiting keys and pending re-adds; keep the held keys,
+		// for Done.
+		q.ready.each(q.keys.release)
+		q.ready.clear()
+		for _, h := range q.held {
+			q.keys.at(h.slot).state = stateHeld
+		}
 	}
+	// Parked Gets exist only while no key is ready: they end now.
 	var zero K
 	for _, w := range q.waiters {
 		w.parked = false

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -334,7 +335,7 @@ func TestQueueShutDown(t *testing.T) {
 	}
 }
 
-func TestQueueShutDownWithDrain(t *testing.T) {
+func TestQueueShutDownAndWait(t *testing.T) {
 	tests := []struct {
 		name     string
 		held     int           // keys a worker holds when the drain starts
@@ -370,11 +371,11 @@ func TestQueueShutDownWithDrain(t *testing.T) {
 				ctx, cancel := context.WithTimeout(t.Context(), tt.deadline)
 				defer cancel()
 				start := time.Now()
-				err := q.ShutDownWithDrain(ctx)
+				err := q.ShutDownAndWait(ctx)
 				waited := time.Since(start)
 				if !tt.wantErr {
 					if err != nil {
-						t.Fatalf("ShutDownWithDrain = %v", err)
+						t.Fatalf("ShutDownAndWait = %v", err)
 					}
 					if waited != tt.doneAt {
 						t.Fatalf("drain took %v, want %v", waited, tt.doneAt)
@@ -383,7 +384,7 @@ func TestQueueShutDownWithDrain(t *testing.T) {
 				}
 				var de *DrainError
 				if !errors.As(err, &de) || de.InFlight != tt.held || !errors.Is(err, context.DeadlineExceeded) {
-					t.Fatalf("ShutDownWithDrain = %v; want a DrainError with %d in flight wrapping DeadlineExceeded", err, tt.held)
+					t.Fatalf("ShutDownAndWait = %v; want a DrainError with %d in flight wrapping DeadlineExceeded", err, tt.held)
 				}
 				if want := "workqueue: drain stopped with 2 keys still in flight: context deadline exceeded"; err.Error() != want {
 					t.Fatalf("error text %q, want %q", err, want)
@@ -393,6 +394,84 @@ func TestQueueShutDownWithDrain(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+func TestQueueShutDownWithDrainWorksOffWhatWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Options[int]{})
+		q.Add(1)
+		q.Add(2)
+		q.Add(3)
+		k, _ := q.Get(context.Background())
+		q.Add(k)                   // re-added while held: handed out again after Done
+		q.AddAfter(7, time.Second) // waiting for a delay: dropped
+		drained := make(chan error, 1)
+		go func() { drained <- q.ShutDownWithDrain(t.Context()) }()
+		synctest.Wait()
+		q.Add(9) // after the call: ignored
+		if !q.ShuttingDown() {
+			t.Fatal("ShuttingDown is false during the drain")
+		}
+		var got []int
+		for {
+			k2, ok := q.Get(context.Background())
+			if !ok {
+				// The held key goes back in line at its Done.
+				if k != 0 {
+					q.Done(k)
+					k = 0
+					continue
+				}
+				break
+			}
+			got = append(got, k2)
+			q.Done(k2)
+		}
+		if want := []int{2, 3, 1}; !slices.Equal(got, want) {
+			t.Errorf("drain handed out %v, want %v", got, want)
+		}
+		synctest.Wait()
+		select {
+		case err := <-drained:
+			if err != nil {
+				t.Fatalf("ShutDownWithDrain = %v", err)
+			}
+		default:
+			t.Fatal("ShutDownWithDrain still waiting with nothing held or waiting")
+		}
+	})
+}
+
+func TestQueueShutDownWithDrainGivesUpNamingWhatIsLeft(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Options[int]{})
+		q.Add(1)
+		q.Add(2)
+		q.Add(3)
+		q.Get(context.Background()) // held, never Done
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		err := q.ShutDownWithDrain(ctx)
+		var de *DrainError
+		if !errors.As(err, &de) || de.InFlight != 1 || de.Waiting != 2 || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("ShutDownWithDrain = %v; want a DrainError with 1 in flight and 2 waiting", err)
+		}
+		if want := "workqueue: drain stopped with 1 keys in flight and 2 waiting: context deadline exceeded"; err.Error() != want {
+			t.Errorf("error text %q, want %q", err, want)
+		}
+	})
+}
+
+func TestQueueShutDownAndWaitDropsWhatWaits(t *testing.T) {
+	q := New(Options[int]{})
+	q.Add(1)
+	q.Add(2)
+	if err := q.ShutDownAndWait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if k, ok := q.Get(context.Background()); ok {
+		t.Fatalf("Get after ShutDownAndWait handed out %d", k)
 	}
 }
 
@@ -465,7 +544,7 @@ func hammer(t *testing.T) {
 			t.Errorf("key %d: last processing saw version %d of %d", k, seen[k].Load(), version[k].Load())
 		}
 	}
-	if err := q.ShutDownWithDrain(context.Background()); err != nil {
+	if err := q.ShutDownAndWait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()

@@ -69,7 +69,7 @@ const (
 // Buckets are not deleted one by one: when a key's slot is freed its
 // bucket goes stale, and a lookup skips it because the slot it names is
 // free or holds another key. The Queue rebuilds the index from its live
-// keys (see Queue.roomLocked) when stale and live buckets fill half of it,
+// keys (see Queue.reindexLocked) when stale and live buckets fill half of it,
 // which costs far less than one random delete per key. So Add costs one
 // probe of the index, Get none (Queue.ready holds slot numbers), and Done
 // none (the Queue finds a held key in its short list of held slots).
