@@ -270,28 +270,12 @@ func (k core) write(ctx context.Context, verb string, obj runtime.Object, opts r
 	return k.decode(r.SubResource(sub...).Params(opts).Body(body).Do(ctx))
 }
 
-// deleteBody encodes delete options as JSON without apiVersion/kind, which
-// the server defaults for the resource's own group.
-func deleteBody(opts *metav1.DeleteOptions) ([]byte, error) {
-	o := *opts
-	o.TypeMeta = metav1.TypeMeta{}
-	data, err := json.Marshal(&o)
-	if err != nil {
-		return nil, invalid("encoding delete options: %v", err)
-	}
-	return data, nil
-}
-
 func (k core) delete(ctx context.Context, name string, opts *metav1.DeleteOptions) error {
 	r, _, err := k.request(ctx, "DELETE", "", "", false)
 	if err != nil {
 		return err
 	}
-	body, err := deleteBody(opts)
-	if err != nil {
-		return err
-	}
-	return r.Name(name).Body(body).Do(ctx).Error()
+	return r.Name(name).DeleteOptions(*opts).Do(ctx).Error()
 }
 
 func (k core) deleteCollection(ctx context.Context, opts *metav1.DeleteOptions, listOpts *metav1.ListOptions) error {
@@ -299,15 +283,11 @@ func (k core) deleteCollection(ctx context.Context, opts *metav1.DeleteOptions, 
 	if err != nil {
 		return err
 	}
-	body, err := deleteBody(opts)
-	if err != nil {
-		return err
-	}
 	if k.ti.form == formMetadata {
 		// The server answers a collection delete with the deleted list.
 		r = r.Accept(AcceptMetadataList)
 	}
-	return r.Params(listOpts).Body(body).Do(ctx).Error()
+	return r.Params(listOpts).DeleteOptions(*opts).Do(ctx).Error()
 }
 
 func (k core) patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts *metav1.PatchOptions, sub ...string) (runtime.Object, error) {

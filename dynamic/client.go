@@ -2,12 +2,12 @@ package dynamic
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -138,7 +138,7 @@ func (r *Resource) List(ctx context.Context, opts metav1.ListOptions) (*unstruct
 // Watch starts a watch whose events carry *unstructured.Unstructured.
 func (r *Resource) Watch(ctx context.Context, opts metav1.ListOptions) (*rest.WatchStream, error) {
 	opts.Watch = true
-	return r.request("GET", "", "").Params(&opts).Watch(ctx, func() runtimeObject { return &unstructured.Unstructured{} })
+	return r.request("GET", "", "").Params(&opts).Watch(ctx, func() runtime.Object { return &unstructured.Unstructured{} })
 }
 
 // Create creates obj (or posts to a subresource of the object obj names)
@@ -175,33 +175,15 @@ func (r *Resource) UpdateStatus(ctx context.Context, obj *unstructured.Unstructu
 	return r.Update(ctx, obj, opts, "status")
 }
 
-func deleteBody(opts *metav1.DeleteOptions) ([]byte, error) {
-	o := *opts
-	o.TypeMeta = metav1.TypeMeta{}
-	data, err := json.Marshal(&o)
-	if err != nil {
-		return nil, invalid("encoding delete options: %v", err)
-	}
-	return data, nil
-}
-
 // Delete deletes the object called name, with preconditions, propagation
 // policy and grace period from opts.
 func (r *Resource) Delete(ctx context.Context, name string, opts metav1.DeleteOptions, subresources ...string) error {
-	body, err := deleteBody(&opts)
-	if err != nil {
-		return err
-	}
-	return r.request("DELETE", "", "").Name(name).SubResource(subresources...).Body(body).Do(ctx).Error()
+	return r.request("DELETE", "", "").Name(name).SubResource(subresources...).DeleteOptions(opts).Do(ctx).Error()
 }
 
 // DeleteCollection deletes the objects of r's namespace matching listOpts.
 func (r *Resource) DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, listOpts metav1.ListOptions) error {
-	body, err := deleteBody(&opts)
-	if err != nil {
-		return err
-	}
-	return r.request("DELETE", "", "").Params(&listOpts).Body(body).Do(ctx).Error()
+	return r.request("DELETE", "", "").Params(&listOpts).DeleteOptions(opts).Do(ctx).Error()
 }
 
 // Patch patches the object called name (or its subresource). Strategic

@@ -16,5 +16,7 @@
 // belong to the caller. The client knows nothing of scope: a namespaced
 // resource without a namespace lists across all namespaces, and the server
 // refuses what does not fit. Use discovery.RESTMapper to turn kinds into
-// resources. ListerWatcher adapts a Resource to package informer.
+// resources. For an informer of unstructured objects, ask an
+// informer.Factory built on a client.Client for the resource; it shares one
+// watch per resource and options.
 package dynamic

@@ -2,7 +2,6 @@ package metadata
 
 import (
 	"context"
-	"encoding/json"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -124,27 +123,13 @@ func (r *Resource) Patch(ctx context.Context, name string, pt types.PatchType, d
 	return decode(r.request("PATCH", pt).Name(name).SubResource(subresources...).Params(&opts).Body(data).Do(ctx))
 }
 
-func deleteBody(opts *metav1.DeleteOptions) ([]byte, error) {
-	o := *opts
-	o.TypeMeta = metav1.TypeMeta{}
-	return json.Marshal(&o)
-}
-
 // Delete deletes the object called name.
 func (r *Resource) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
-	body, err := deleteBody(&opts)
-	if err != nil {
-		return err
-	}
-	return r.request("DELETE", "").Name(name).Body(body).Do(ctx).Error()
+	return r.request("DELETE", "").Name(name).DeleteOptions(opts).Do(ctx).Error()
 }
 
 // DeleteCollection deletes the objects of r's namespace matching listOpts.
 func (r *Resource) DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, listOpts metav1.ListOptions) error {
-	body, err := deleteBody(&opts)
-	if err != nil {
-		return err
-	}
 	// The server answers a collection delete with the deleted list.
-	return r.request("DELETE", "").Accept(AcceptList).Params(&listOpts).Body(body).Do(ctx).Error()
+	return r.request("DELETE", "").Accept(AcceptList).Params(&listOpts).DeleteOptions(opts).Do(ctx).Error()
 }

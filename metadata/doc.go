@@ -16,6 +16,7 @@
 //
 // It has Get, List, Watch, Patch, Delete and DeleteCollection. Resource
 // values are immutable and safe for concurrent use; returned objects
-// belong to the caller. ListerWatcher adapts a Resource to package
-// informer.
+// belong to the caller. For an informer of metadata, ask an
+// informer.Factory built on a client.Client for the resource; it shares one
+// watch per resource and options.
 package metadata

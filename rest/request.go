@@ -13,6 +13,7 @@ import (
 	"time"
 
 	pathvalidation "k8s.io/apimachinery/pkg/api/validation/path"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -209,6 +210,19 @@ func (r *Request) Body(obj any) *Request {
 		}
 		r.body = data
 	}
+	return r
+}
+
+// DeleteOptions sets the body of a DELETE request (one object or a
+// collection) to opts, encoded as JSON without apiVersion and kind, which
+// the server then takes to be those of its own group.
+func (r *Request) DeleteOptions(opts metav1.DeleteOptions) *Request {
+	opts.TypeMeta = metav1.TypeMeta{}
+	data, err := stdjson.Marshal(&opts)
+	if err != nil {
+		return r.fail("encoding delete options: %v", err)
+	}
+	r.body = data
 	return r
 }
 

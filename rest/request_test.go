@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -294,3 +295,39 @@ func TestConfigTimeoutBoundsDoButNotWatch(t *testing.T) {
 	case <-time.After(300 * time.Millisecond):
 	}
 }
+
+func TestDeleteOptionsAreSentAsJSONWithoutTypeMeta(t *testing.T) {
+	var body []byte
+	var ctype string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ = io.ReadAll(r.Body)
+		ctype = r.Header.Get("Content-Type")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Success"}`)
+	}))
+	defer srv.Close()
+	c, err := NewClient(&Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphan := metav1.DeletePropagationOrphan
+	opts := metav1.DeleteOptions{
+		TypeMeta:          metav1.TypeMeta{Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"},
+		PropagationPolicy: &orphan,
+		Preconditions:     &metav1.Preconditions{ResourceVersion: ptrTo("7")},
+	}
+	if err := c.Delete().Namespace("ns").Resource("pods").Name("p").DeleteOptions(opts).Do(context.Background()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"preconditions":{"resourceVersion":"7"},"propagationPolicy":"Orphan"}`; string(body) != want {
+		t.Errorf("body %s, want %s", body, want)
+	}
+	if !strings.HasPrefix(ctype, "application/json") {
+		t.Errorf("Content-Type %q, want JSON", ctype)
+	}
+	if opts.Kind != "DeleteOptions" {
+		t.Error("the caller's options were modified")
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
