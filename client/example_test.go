@@ -43,7 +43,7 @@ func demoServer() (*httptest.Server, *rest.Config) {
 	return srv, &rest.Config{Host: srv.URL, ContentType: rest.ContentTypeJSON}
 }
 
-// The seeds' first typed-client program: list the pods of a namespace and
+// The classic first typed-client program: list the pods of a namespace and
 // print their names.
 func ExampleFor() {
 	srv, cfg := demoServer()

@@ -15,7 +15,7 @@ import (
 	"github.com/kubego/kubego/rest"
 )
 
-// The seeds' dynamic-client snippet in kubego: get a Deployment without
+// The classic dynamic-client program in kubego: get a Deployment without
 // its Go type and read fields out of the unstructured object.
 func Example() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -44,7 +44,7 @@ func Example() {
 	// Output: web 3 nginx:1.27
 }
 
-// The seeds' multi-tenant snippet: list a custom resource with no Go type
+// A multi-tenant tool's view: list a custom resource with no Go type
 // for it, reading names and labels through the metav1.Object methods.
 func ExampleResource_List() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -7,7 +7,7 @@ import (
 )
 
 // TestNoUpwardImports keeps the informer independent of the transport and
-// of client-go (DESIGN.md §3): it must unit test without HTTP.
+// of client-go (ARCHITECTURE.md, layers): it must unit test without HTTP.
 func TestNoUpwardImports(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")

@@ -23,7 +23,7 @@ func benchPod(i int, rv string) *corev1.Pod {
 
 // BenchmarkStoreWritesUnderReadLoad measures events applied per second by an
 // informer while 10 goroutines keep listing its 10,000 cached objects
-// (DESIGN.md §6; client-go's equivalent manages about 90 writes/s).
+// (the README's store row compares it with client-go).
 // Reported: writes/s and lists/s.
 func BenchmarkStoreWritesUnderReadLoad(b *testing.B) {
 	for _, readers := range []int{0, 10} {

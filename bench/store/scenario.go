@@ -1,6 +1,6 @@
 // Package storebench measures an informer's store under read load for any
 // client library through a small Driver, the way client-go's own
-// BenchmarkSharedIndexInformer does (DESIGN.md §6): an informer holds
+// BenchmarkSharedIndexInformer does: an informer holds
 // 10,000 cached Pods (fixture.Pod, all in one namespace), one writer feeds
 // it MODIFIED watch events through a fake watch as fast as it applies them
 // (at most 10 in flight), and 10 goroutines keep reading the cache.

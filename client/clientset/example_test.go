@@ -14,7 +14,7 @@ import (
 	"github.com/kubego/kubego/rest"
 )
 
-// The seeds' typed-clientset snippet, in kubego: list the pods of a
+// The classic typed-clientset program, in kubego: list the pods of a
 // namespace and print their names.
 func Example() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -49,7 +49,7 @@ type report struct {
 	order []string
 }
 
-// target is a DESIGN.md §6 target on a ratio (or, for the relist, on
+// target is a performance target (README table) on a ratio (or, for the relist, on
 // kubego's own value).
 type target struct {
 	text string
