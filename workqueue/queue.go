@@ -56,8 +56,8 @@ type Queue[K comparable] struct {
 	waiters []*waiter[K] // parked Gets, most recent last; non-empty only while ready is empty
 	// in holds adds not yet taken in; it is empty and closed while
 	// waiters is not empty, and after shutdown.
-	in      intake[hashed[K]]
-	inSpare []hashed[K] // the buffer in will fill next
+	in       intake[hashed[K]]
+	inSpare  []hashed[K] // the buffer in will fill next
 	shut     bool
 	draining bool          // shut down by ShutDownWithDrain: ready keys are still handed out
 	drained  chan struct{} // closed when, after shutdown, no key is held or ready any more
