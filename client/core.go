@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/internal/codec"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -221,26 +222,18 @@ func itemsOf(lst runtime.Object, yield func(runtime.Object)) (metav1.ListMeta, e
 }
 
 func (k core) watch(ctx context.Context, opts *metav1.ListOptions) (*rest.WatchStream, error) {
-	return k.watchHinted(ctx, opts, nil, false, nil)
+	return k.watchHinted(ctx, opts, codec.Hints{})
 }
 
-// watchHinted is watch with a rest.KnownFunc (nil for none), cutting
-// managedFields when dropMF, sharing values through share when not nil.
-func (k core) watchHinted(ctx context.Context, opts *metav1.ListOptions, known rest.KnownFunc, dropMF bool, share rest.Sharer) (*rest.WatchStream, error) {
+// watchHinted is watch following an informer's hints.
+func (k core) watchHinted(ctx context.Context, opts *metav1.ListOptions, hints codec.Hints) (*rest.WatchStream, error) {
 	r, _, err := k.request(ctx, "GET", "", "", true)
 	if err != nil {
 		return nil, err
 	}
 	o := *opts
 	o.Watch = true
-	r = r.Params(&o).Known(known)
-	if dropMF {
-		r = r.DropManagedFields()
-	}
-	if share != nil {
-		r = r.Share(share)
-	}
-	return r.Watch(ctx, k.newObject)
+	return r.Params(&o).Hints(hints).Watch(ctx, k.newObject)
 }
 
 // write creates (POST) or updates (PUT) obj, or one of its subresources.

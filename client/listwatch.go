@@ -10,13 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubego/kubego/informer"
-	"github.com/kubego/kubego/rest"
+	"github.com/kubego/kubego/internal/codec"
 )
 
-// ListerWatcher returns r as the informer's ListerWatcher, for
-// informer.NewInformer and friends. It follows the informer contract: one
-// LIST or WATCH per call with exactly the given options, server errors as
+// ListerWatcher returns r as the informer's ListerWatcher, for informer.New
+// and friends. It follows the informer contract: one LIST or WATCH per
+// call with exactly the given options, server errors as
 // *apierrors.StatusError, and the watch's Err method saying why it ended.
+// A listed item of another Go type than T (a server answering with another
+// kind) fails the List with an *informer.TypeError.
 func (r *Resource[T]) ListerWatcher() informer.ListerWatcher[T] {
 	return listerWatcher[T]{k: r.k}
 }
@@ -24,12 +26,7 @@ func (r *Resource[T]) ListerWatcher() informer.ListerWatcher[T] {
 type listerWatcher[T Object] struct{ k core }
 
 func (l listerWatcher[T]) List(ctx context.Context, opts metav1.ListOptions) (informer.ListResult[T], error) {
-	var items []T
-	lm, err := l.k.list(ctx, &opts, func(o runtime.Object) {
-		if t, ok := o.(T); ok {
-			items = append(items, t)
-		}
-	})
+	items, lm, err := listAs[T](ctx, l.k, opts)
 	if err != nil {
 		return informer.ListResult[T]{}, err
 	}
@@ -37,38 +34,43 @@ func (l listerWatcher[T]) List(ctx context.Context, opts metav1.ListOptions) (in
 }
 
 func (l listerWatcher[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	w, err := l.k.watch(ctx, &opts)
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
+	return l.WatchHinted(ctx, opts, codec.Hints{})
 }
 
-// WatchHinted implements informer.HintedWatcher: protobuf events for
+// WatchHinted is Watch following the informer's hints: protobuf events for
 // objects the informer already holds at the same resourceVersion are not
 // decoded, managedFields the informer discards are cut before decoding, and
 // the objects share their values through the informer's table as they are
-// decoded.
-func (l listerWatcher[T]) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints informer.WatchHints[T]) (watch.Interface, error) {
-	return watchHinted(ctx, l.k, opts, hints)
-}
-
-// watchHinted opens a watch that follows hints.
-func watchHinted[T informer.Object](ctx context.Context, k core, opts metav1.ListOptions, hints informer.WatchHints[T]) (watch.Interface, error) {
-	var known rest.KnownFunc
-	if hints.Known != nil {
-		known = func(namespace, name, resourceVersion string) runtime.Object {
-			if obj, ok := hints.Known(namespace, name, resourceVersion); ok {
-				return obj
-			}
-			return nil
-		}
-	}
-	w, err := k.watchHinted(ctx, &opts, known, hints.DropManagedFields, hints.Share)
+// decoded. The informer finds this method by its signature.
+func (l listerWatcher[T]) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints codec.Hints) (watch.Interface, error) {
+	w, err := l.k.watchHinted(ctx, &opts, hints)
 	if err != nil {
 		return nil, err // not a typed nil *rest.WatchStream in the interface
 	}
 	return w, nil
+}
+
+// listAs lists one page and hands its items over as T. An item of another
+// type fails the whole page with an *informer.TypeError: a ListerWatcher
+// must never leave objects out silently, or the informer would take them
+// for deleted.
+func listAs[T any](ctx context.Context, k core, opts metav1.ListOptions) ([]T, metav1.ListMeta, error) {
+	var items []T
+	var bad reflect.Type
+	lm, err := k.list(ctx, &opts, func(o runtime.Object) {
+		if t, ok := o.(T); ok {
+			items = append(items, t)
+		} else if bad == nil {
+			bad = reflect.TypeOf(o)
+		}
+	})
+	if err != nil {
+		return nil, metav1.ListMeta{}, err
+	}
+	if bad != nil {
+		return nil, metav1.ListMeta{}, &informer.TypeError{Want: k.ti.typ, Got: bad}
+	}
+	return items, lm, nil
 }
 
 // ListerWatcher makes c an informer.Source, so an informer.Factory built on
@@ -106,10 +108,7 @@ func (c *Client) ListerWatcher(ctx context.Context, t informer.Target) (informer
 	return objectLW{k: k}, nil
 }
 
-var (
-	_ informer.Source                         = (*Client)(nil)
-	_ informer.HintedWatcher[informer.Object] = objectLW{}
-)
+var _ informer.Source = (*Client)(nil)
 
 // explicitFor builds the mapping of a target that names its resource. List
 // and watch need no scope beyond the namespace the target gives.
@@ -124,35 +123,24 @@ func explicitFor(ti *typeInfo, t informer.Target) *Mapping {
 // objectLW is the untyped ListerWatcher of a Source.
 type objectLW struct{ k core }
 
-// WatchHinted implements informer.HintedWatcher (see
+// WatchHinted is Watch following the informer's hints (see
 // listerWatcher.WatchHinted).
-func (l objectLW) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints informer.WatchHints[informer.Object]) (watch.Interface, error) {
-	return watchHinted(ctx, l.k, opts, hints)
+func (l objectLW) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints codec.Hints) (watch.Interface, error) {
+	w, err := l.k.watchHinted(ctx, &opts, hints)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 func (l objectLW) List(ctx context.Context, opts metav1.ListOptions) (informer.ListResult[informer.Object], error) {
-	var items []informer.Object
-	var bad reflect.Type
-	lm, err := l.k.list(ctx, &opts, func(o runtime.Object) {
-		if t, ok := o.(informer.Object); ok {
-			items = append(items, t)
-		} else if bad == nil {
-			bad = reflect.TypeOf(o)
-		}
-	})
+	items, lm, err := listAs[informer.Object](ctx, l.k, opts)
 	if err != nil {
 		return informer.ListResult[informer.Object]{}, err
-	}
-	if bad != nil {
-		return informer.ListResult[informer.Object]{}, &informer.TypeError{Want: l.k.ti.typ, Got: bad}
 	}
 	return informer.ListResult[informer.Object]{Items: items, ResourceVersion: lm.ResourceVersion, Continue: lm.Continue}, nil
 }
 
 func (l objectLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	w, err := l.k.watch(ctx, &opts)
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
+	return l.WatchHinted(ctx, opts, codec.Hints{})
 }

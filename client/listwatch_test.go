@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"reflect"
 	"testing"
@@ -75,5 +76,23 @@ func TestResourceListerWatcher(t *testing.T) {
 	}
 	if len(res.Items) != 1 || res.Items[0].Name != "p1" {
 		t.Fatalf("list %+v", res)
+	}
+}
+
+func TestResourceListerWatcherRefusesItemsOfAnotherType(t *testing.T) {
+	f, c := newFake(t, client.Options{})
+	f.respond = func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		writeJSON(w, 200, map[string]any{"apiVersion": "v1", "kind": "ConfigMapList", "metadata": map[string]any{"resourceVersion": "3"},
+			"items": []any{map[string]any{"metadata": map[string]any{"name": "a"}}}})
+	}
+	// A mapping that names another kind than T: the items decode as
+	// ConfigMaps, which a Pod ListerWatcher must not drop silently (the
+	// informer would take every Pod for deleted).
+	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
+	r := client.ForMapping[*corev1.Pod](c, client.Mapping{Resource: gvr, Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Namespaced: true})
+	res, err := r.Namespace("ns").ListerWatcher().List(context.Background(), metav1.ListOptions{})
+	var te *informer.TypeError
+	if !errors.As(err, &te) || te.Got != reflect.TypeFor[*corev1.ConfigMap]() || te.Want != reflect.TypeFor[*corev1.Pod]() {
+		t.Fatalf("List = %+v, %v; want an *informer.TypeError", res, err)
 	}
 }

@@ -8,15 +8,11 @@ import (
 	"iter"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // DefaultPageSize is the page size All uses when AllOptions.List.Limit is 0.
 const DefaultPageSize = 500
-
-// maxRestarts bounds how often All restarts a list whose continue token
-// expired before giving up with the server's error.
 
 // AllOptions configure All.
 type AllOptions struct {
@@ -59,20 +55,18 @@ func (e *ExpiredError) Unwrap() []error { return []error{ErrSnapshotExpired, e.E
 // compacted) and opts.Snapshot is false, All starts a fresh list at the
 // current state and skips objects it has already yielded (by namespace
 // and name), so each object is yielded at most once, but the sequence as
-// a whole is no longer one snapshot. With opts.Snapshot it yields an
-// *ExpiredError instead.
+// a whole is no longer one snapshot; it restarts a bounded number of times
+// and then ends with the server's error. With opts.Snapshot it yields an
+// *ExpiredError instead. An item of another Go type than T (a server
+// answering with another kind) ends the sequence with an
+// *informer.TypeError rather than being left out.
 func (r *Resource[T]) All(ctx context.Context, opts AllOptions) iter.Seq2[T, error] {
 	return paging.All(ctx, paging.Walk[T]{
 		List:     opts.List,
 		Snapshot: opts.Snapshot,
 		PageSize: DefaultPageSize,
 		Fetch: func(ctx context.Context, lo metav1.ListOptions) ([]T, string, error) {
-			var page []T
-			lm, err := r.k.list(ctx, &lo, func(o runtime.Object) {
-				if t, ok := o.(T); ok {
-					page = append(page, t)
-				}
-			})
+			page, lm, err := listAs[T](ctx, r.k, lo)
 			return page, lm.Continue, err
 		},
 		Expired: func(ctx context.Context, err error, yielded int) error {

@@ -90,13 +90,15 @@
 //     Sharing relies on cached objects being read-only (DeepCopy before
 //     changing them) and is turned off by Options.DisableSharing. With the
 //     client packages' ListerWatchers it happens while protobuf events are
-//     decoded (WatchHints.Share), so a recurring value is never allocated
-//     at all; with a Transform it happens after the transform has run;
+//     decoded, so a recurring value is never allocated at all; with a
+//     Transform it happens after the transform has run;
 //   - a relist keeps the cached object for every item whose
 //     resourceVersion did not change; with the client packages'
-//     ListerWatchers (see [HintedWatcher]) such items are not even decoded,
-//     and managedFields are cut from protobuf and JSON events before
-//     decoding.
+//     ListerWatchers such items are not even decoded, and managedFields
+//     are cut from protobuf and JSON events before decoding. (The reflector
+//     passes these watch hints to those ListerWatchers only; any other
+//     ListerWatcher is watched plainly and its objects are shared after
+//     decoding.)
 //
 // # Testing
 //

@@ -5,12 +5,19 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/internal/codec"
 )
 
 // Erase turns a typed ListerWatcher into the ListerWatcher[Object] a
 // [Source] returns. The factory narrows it back to T without copying the
 // items.
-func Erase[T Object](lw ListerWatcher[T]) ListerWatcher[Object] { return erased[T]{lw} }
+func Erase[T Object](lw ListerWatcher[T]) ListerWatcher[Object] {
+	if _, ok := lw.(hintedWatcher); ok {
+		return hintedErased[T]{erased[T]{lw}}
+	}
+	return erased[T]{lw}
+}
 
 type erased[T Object] struct{ lw ListerWatcher[T] }
 
@@ -30,32 +37,25 @@ func (e erased[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.In
 	return e.lw.Watch(ctx, opts)
 }
 
-// WatchHinted forwards to the typed ListerWatcher when it is a
-// HintedWatcher.
-func (e erased[T]) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints WatchHints[Object]) (watch.Interface, error) {
-	hw, ok := e.lw.(HintedWatcher[T])
-	if !ok {
-		return e.lw.Watch(ctx, opts)
-	}
-	out := WatchHints[T]{DropManagedFields: hints.DropManagedFields, Share: hints.Share}
-	if hints.Known != nil {
-		out.Known = func(namespace, name, resourceVersion string) (T, bool) {
-			if o, ok := hints.Known(namespace, name, resourceVersion); ok {
-				if t, ok := o.(T); ok {
-					return t, true
-				}
-			}
-			var zero T
-			return zero, false
-		}
-	}
-	return hw.WatchHinted(ctx, opts, out)
+// hintedErased is an erased ListerWatcher that follows hints.
+type hintedErased[T Object] struct{ erased[T] }
+
+// WatchHinted forwards to the typed ListerWatcher.
+func (e hintedErased[T]) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints codec.Hints) (watch.Interface, error) {
+	return e.lw.(hintedWatcher).WatchHinted(ctx, opts, hints)
 }
 
-// narrow returns lw as a ListerWatcher[T], unwrapping an Erase of the same T.
+// narrow returns lw as a ListerWatcher[T], unwrapping an Erase of the same
+// T. The result follows watch hints exactly when lw does.
 func narrow[T Object](lw ListerWatcher[Object]) ListerWatcher[T] {
-	if e, ok := lw.(erased[T]); ok {
+	switch e := lw.(type) {
+	case erased[T]:
 		return e.lw
+	case hintedErased[T]:
+		return e.lw
+	}
+	if _, ok := lw.(hintedWatcher); ok {
+		return hintedTypedLW[T]{typedLW[T]{inner: lw}}
 	}
 	return typedLW[T]{inner: lw}
 }

@@ -8,17 +8,20 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/internal/codec"
 )
 
 // hintedLW is a fakeLW that also takes watch hints and records them.
 type hintedLW struct {
 	*fakeLW
 	mu    sync.Mutex
-	hints []WatchHints[*corev1.ConfigMap]
+	hints []codec.Hints
 }
 
-func (h *hintedLW) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints WatchHints[*corev1.ConfigMap]) (watch.Interface, error) {
+func (h *hintedLW) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints codec.Hints) (watch.Interface, error) {
 	h.mu.Lock()
 	h.hints = append(h.hints, hints)
 	h.mu.Unlock()
@@ -54,7 +57,7 @@ func TestWatchesCarryTheInformersHints(t *testing.T) {
 					t.Errorf("DropManagedFields = %v, want %v", h.DropManagedFields, tt.wantDrop)
 				}
 				cached, _ := inf.Store().Get(Key{"ns", "a"})
-				if got, ok := h.Known("ns", "a", "1"); !ok || got != cached {
+				if got, ok := h.Known("ns", "a", "1"); !ok || got != runtime.Object(cached) {
 					t.Errorf("Known(ns/a@1) = %v, %v; want the cached object", got, ok)
 				}
 				if _, ok := h.Known("ns", "a", "2"); ok {
@@ -65,5 +68,32 @@ func TestWatchesCarryTheInformersHints(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+func TestWrappersFollowHintsExactlyWhenTheirListerWatcherDoes(t *testing.T) {
+	plain := &fakeLW{}
+	hinted := &hintedLW{fakeLW: &fakeLW{}}
+	isHinted := func(lw any) bool { _, ok := lw.(hintedWatcher); return ok }
+	tests := []struct {
+		name string
+		lw   any
+		want bool
+	}{
+		{"an erased plain ListerWatcher", Erase[*corev1.ConfigMap](plain), false},
+		{"an erased hinted ListerWatcher", Erase[*corev1.ConfigMap](hinted), true},
+		{"a plain ListerWatcher narrowed", narrow[*corev1.ConfigMap](Funcs[Object]{}), false},
+		{"a hinted ListerWatcher erased and narrowed to another type", narrow[*corev1.Secret](Erase[*corev1.ConfigMap](hinted)), true},
+		{"a plain ListerWatcher erased and narrowed to another type", narrow[*corev1.Secret](Erase[*corev1.ConfigMap](plain)), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := isHinted(tt.lw); got != tt.want {
+				t.Fatalf("follows hints = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if got := narrow[*corev1.ConfigMap](Erase[*corev1.ConfigMap](hinted)); got != ListerWatcher[*corev1.ConfigMap](hinted) {
+		t.Fatalf("narrowing an Erase of the same type gave %T, want the ListerWatcher itself", got)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kubego/kubego/internal/dedup"
+	"github.com/kubego/kubego/internal/codec"
+	"github.com/kubego/kubego/internal/codec/dedup"
+	"k8s.io/apimachinery/pkg/runtime"
 	"log/slog"
 	"reflect"
 	"slices"
@@ -535,9 +537,9 @@ type sink[T Object] Informer[T]
 
 func (s *sink[T]) Prepare(obj T) T { return s.prepare(obj, false) }
 
-// PrepareShared implements HintingSink: obj came from a watch that shared
+// prepareShared implements hintingSink: obj came from a watch that shared
 // its values through i.share already.
-func (s *sink[T]) PrepareShared(obj T) T { return s.prepare(obj, true) }
+func (s *sink[T]) prepareShared(obj T) T { return s.prepare(obj, true) }
 
 func (s *sink[T]) prepare(obj T, shared bool) T {
 	i := (*Informer[T])(s)
@@ -581,9 +583,9 @@ func dropManagedFields(obj Object) {
 	}
 }
 
-// WatchHints implements HintingSink.
-func (s *sink[T]) WatchHints() WatchHints[T] {
-	h := WatchHints[T]{Known: s.known, DropManagedFields: !s.opts.KeepManagedFields}
+// watchHints implements hintingSink.
+func (s *sink[T]) watchHints() codec.Hints {
+	h := codec.Hints{Known: s.known, DropManagedFields: !s.opts.KeepManagedFields}
 	if s.share != nil && s.opts.Transform == nil {
 		// With a transform, sharing waits until it has run: a transform
 		// may change the object it is given, so its maps must be its own.
@@ -592,15 +594,14 @@ func (s *sink[T]) WatchHints() WatchHints[T] {
 	return h
 }
 
-// known answers WatchHints.Known from the store, which is safe for
+// known answers codec.Hints.Known from the store, which is safe for
 // concurrent use.
-func (s *sink[T]) known(namespace, name, resourceVersion string) (T, bool) {
+func (s *sink[T]) known(namespace, name, resourceVersion string) (runtime.Object, bool) {
 	i := (*Informer[T])(s)
 	if old, ok := i.store.Get(Key{Namespace: namespace, Name: name}); ok && old.GetResourceVersion() == resourceVersion {
 		return old, true
 	}
-	var zero T
-	return zero, false
+	return nil, false
 }
 
 func (s *sink[T]) Replace(items []T, _ string) {

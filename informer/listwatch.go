@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubego/kubego/internal/protodec"
+	"github.com/kubego/kubego/internal/codec"
 )
 
 // Object is what an informer caches: an API object with metadata, such as
@@ -57,6 +57,10 @@ type ListResult[T Object] struct {
 //     after the initial events and reopens a plain one from their
 //     resourceVersion, as kube-apiserver would otherwise compress each
 //     later event on its own (see rest.WatchStream.Compressed).
+//   - The client packages' ListerWatchers also take the reflector's watch
+//     hints (what the informer holds and discards, and its table of shared
+//     values) through a method whose argument type is internal; any other
+//     ListerWatcher is simply watched with Watch.
 //   - Errors that come from the server are *apierrors.StatusError (or wrap
 //     one), so that apierrors.IsResourceExpired, IsGone, IsForbidden,
 //     IsNotFound, IsInvalid and IsBadRequest work on them. Transport errors
@@ -71,40 +75,12 @@ type ListerWatcher[T Object] interface {
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 }
 
-// WatchHints tell a [HintedWatcher] what its caller will do with the
-// objects, so the watch can avoid decoding what would be thrown away. The
-// zero value asks for nothing.
-type WatchHints[T Object] struct {
-	// Known returns the object the caller already holds with this
-	// namespace and name when it has exactly this resourceVersion. For
-	// such an event the watch may deliver the held object instead of a
-	// freshly decoded copy: a resourceVersion names one state of one
-	// object, so nothing observable changes, and a relist after a 410 or a
-	// dropped watch — nearly every object comes back unchanged — costs
-	// neither decoding nor garbage. Known may be called from any goroutine
-	// while the watch runs; its string arguments are valid during the call
-	// only (they may point into a read buffer) and must not be kept.
-	Known func(namespace, name, resourceVersion string) (T, bool)
-	// DropManagedFields says the caller discards metadata.managedFields:
-	// the watch may leave them out instead of decoding them.
-	DropManagedFields bool
-	// Share, when set, is the caller's table of shared values: a watch
-	// that accepts the hints must make every object it delivers share its
-	// values through it (rest.Request.Share), and the caller then does not
-	// share them again. Objects so delivered are read-only. A watch that
-	// cannot share must not accept hints at all (implement only Watch).
-	Share Sharer
-}
-
-// Sharer is a table of values shared between decoded objects; see
-// rest.Request.Share.
-type Sharer = protodec.Sharer
-
-// HintedWatcher is an optional extension of [ListerWatcher]: WatchHinted
-// is Watch, taking [WatchHints] into account. The client packages'
-// ListerWatchers implement it.
-type HintedWatcher[T Object] interface {
-	WatchHinted(ctx context.Context, opts metav1.ListOptions, hints WatchHints[T]) (watch.Interface, error)
+// hintedWatcher is a ListerWatcher that can follow the reflector's watch
+// hints (see codec.Hints): the client packages' ListerWatchers are. The
+// hints' type is internal, so no other ListerWatcher can be one; the
+// reflector then calls Watch.
+type hintedWatcher interface {
+	WatchHinted(ctx context.Context, opts metav1.ListOptions, hints codec.Hints) (watch.Interface, error)
 }
 
 // Funcs adapts two functions to a [ListerWatcher].
@@ -247,21 +223,10 @@ func (l typedLW[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 	return l.inner.Watch(ctx, opts)
 }
 
-// WatchHinted forwards to the inner ListerWatcher when it is a
-// HintedWatcher.
-func (l typedLW[T]) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints WatchHints[T]) (watch.Interface, error) {
-	hw, ok := l.inner.(HintedWatcher[Object])
-	if !ok {
-		return l.inner.Watch(ctx, opts)
-	}
-	out := WatchHints[Object]{DropManagedFields: hints.DropManagedFields, Share: hints.Share}
-	if hints.Known != nil {
-		out.Known = func(namespace, name, resourceVersion string) (Object, bool) {
-			if t, ok := hints.Known(namespace, name, resourceVersion); ok {
-				return t, true
-			}
-			return nil, false
-		}
-	}
-	return hw.WatchHinted(ctx, opts, out)
+// hintedTypedLW is a typedLW whose inner ListerWatcher follows hints.
+type hintedTypedLW[T Object] struct{ typedLW[T] }
+
+// WatchHinted forwards to the inner ListerWatcher.
+func (l hintedTypedLW[T]) WatchHinted(ctx context.Context, opts metav1.ListOptions, hints codec.Hints) (watch.Interface, error) {
+	return l.inner.(hintedWatcher).WatchHinted(ctx, opts, hints)
 }

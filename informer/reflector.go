@@ -15,19 +15,21 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/internal/codec"
 )
 
-// HintingSink is an optional extension of [Sink]: a sink that says what it
-// already holds and what it discards lets the reflector's watches skip
-// decoding those (see [HintedWatcher]).
-type HintingSink[T Object] interface {
-	// WatchHints returns the hints for the reflector's watches. Their
-	// Known is called from the watch stream's goroutine, concurrently with
-	// the sink's other methods.
-	WatchHints() WatchHints[T]
-	// PrepareShared is Prepare for an object of a watch that was given
-	// these hints' Share: its values are shared already.
-	PrepareShared(obj T) T
+// hintingSink is a Sink that says what it already holds and what it
+// discards, so that the reflector's watches can skip decoding those (the
+// informer's sink is one; see hintedWatcher).
+type hintingSink[T Object] interface {
+	// watchHints returns the hints for one of the reflector's watches.
+	// Their Known is called from the watch stream's goroutine,
+	// concurrently with the sink's other methods.
+	watchHints() codec.Hints
+	// prepareShared is Prepare for an object of a watch that was given
+	// hints with a Share table: its values are shared already.
+	prepareShared(obj T) T
 }
 
 // Sink receives what a [Reflector] learns, in order, from the reflector's
@@ -121,7 +123,7 @@ type state[T Object] struct {
 	watchFor   time.Duration // the current watch's timeoutSeconds
 	events     int           // Watching: events received on the current watch
 	initial    []T           // Streaming: collected initial objects
-	shared     bool          // the current watch shares objects (WatchHints.Share)
+	shared     bool          // the current watch shares objects (codec.Hints.Share)
 	backoff    backoffState
 }
 
@@ -136,8 +138,8 @@ type state[T Object] struct {
 type Reflector[T Object] struct {
 	lw   ListerWatcher[T]
 	sink Sink[T]
-	// hinting is sink when it is a HintingSink, else nil.
-	hinting HintingSink[T]
+	// hinting is sink when it is a hintingSink, else nil.
+	hinting hintingSink[T]
 	opts    ReflectorOptions
 	clock   Clock
 	log     *slog.Logger
@@ -172,7 +174,7 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 	}
 	opts.Backoff = opts.Backoff.withDefaults()
 	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: opts.Clock, log: opts.Logger}
-	r.hinting, _ = sink.(HintingSink[T])
+	r.hinting, _ = sink.(hintingSink[T])
 	if r.clock == nil {
 		r.clock = RealClock{}
 	}
@@ -677,16 +679,14 @@ func isTooLarge(err error) bool {
 	return apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge)
 }
 
-// watch opens a watch, passing the sink's hints when both sides support
+// watch opens a watch, passing the sink's hints when both sides take
 // them; shared reports whether the watch shares its objects' values
-// (WatchHints.Share).
+// (codec.Hints.Share).
 func (r *Reflector[T]) watch(ctx context.Context, opts metav1.ListOptions) (w watch.Interface, shared bool, err error) {
-	if hw, ok := r.lw.(HintedWatcher[T]); ok {
-		if r.hinting != nil {
-			hints := r.hinting.WatchHints()
-			w, err = hw.WatchHinted(ctx, opts, hints)
-			return w, hints.Share != nil, err
-		}
+	if hw, ok := r.lw.(hintedWatcher); ok && r.hinting != nil {
+		hints := r.hinting.watchHints()
+		w, err = hw.WatchHinted(ctx, opts, hints)
+		return w, hints.Share != nil, err
 	}
 	w, err = r.lw.Watch(ctx, opts)
 	return w, false, err
@@ -695,7 +695,7 @@ func (r *Reflector[T]) watch(ctx context.Context, opts metav1.ListOptions) (w wa
 // prepareWatched is Sink.Prepare for an object of the current watch.
 func (r *Reflector[T]) prepareWatched(s *state[T], obj T) T {
 	if s.shared {
-		return r.hinting.PrepareShared(obj)
+		return r.hinting.prepareShared(obj)
 	}
 	return r.sink.Prepare(obj)
 }

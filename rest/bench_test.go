@@ -10,8 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// realisticPodList builds n Pods shaped like the bench's "realistic Pod"
-// (README, Performance).
+// realisticPodList builds n Pods shaped like a Deployment's: two
+// containers with eight env vars, ports, requests and limits, labels,
+// annotations and one managedFields entry.
 func realisticPodList(n int) *corev1.PodList {
 	list := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: "1000"}}
 	for i := range n {

@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubego/kubego/internal/protodec"
+	"github.com/kubego/kubego/internal/codec/protodec"
 	"github.com/kubego/kubego/scheme"
 )
 

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+
+	"github.com/kubego/kubego/internal/codec/wire"
 )
 
 const (
@@ -19,9 +21,6 @@ const (
 	acceptJSON     = mediaJSON
 	acceptProtobuf = mediaProtobuf + ", " + mediaJSON
 )
-
-// protoMagic starts every protobuf-encoded Kubernetes object.
-var protoMagic = []byte{0x6b, 0x38, 0x73, 0x00}
 
 // DecodeError reports a response body (or watch event) that could not be
 // decoded: a malformed body, an unsupported content type, a kind other than
@@ -52,7 +51,7 @@ func mediaType(header string, body []byte) string {
 	if mt, _, err := mime.ParseMediaType(header); err == nil {
 		return mt
 	}
-	if bytes.HasPrefix(body, protoMagic) {
+	if wire.HasMagic(body) {
 		return mediaProtobuf
 	}
 	return mediaJSON

@@ -6,6 +6,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/internal/codec/dedup"
 )
 
 // decodeProtobufInto decodes a Kubernetes protobuf body into into. For a
@@ -58,22 +60,22 @@ func (c *Client) decodeProtobufInto(body []byte, into runtime.Object) error {
 // when the target has no protobuf methods, the envelope is not plain or is
 // malformed, its apiVersion does not parse, or it holds a Status: the
 // generic path then decides, and produces the errors.
-// With a Sharer it decodes by plan when the type allows, as
+// With a table it decodes by plan when the type allows, as
 // decodeProtoInto does.
-func (c *Client) decodeUnregisteredProto(body []byte, into runtime.Object, share Sharer) (handled bool, err error) {
+func (c *Client) decodeUnregisteredProto(body []byte, into runtime.Object, share *dedup.Table) (handled bool, err error) {
 	m, e, ok := plainEnvelope(body, into)
 	if !ok {
 		return false, nil
 	}
-	gv, err := schema.ParseGroupVersion(string(e.apiVersion))
+	gv, err := schema.ParseGroupVersion(string(e.APIVersion))
 	if err != nil {
 		return false, nil
 	}
-	gvk := gv.WithKind(string(e.kind))
+	gvk := gv.WithKind(string(e.Kind))
 	if isStatusKind(&gvk) {
 		return false, nil
 	}
-	if err := c.unmarshalProto(e.raw, m, into, share); err != nil {
+	if err := c.unmarshalProto(e.Raw, m, into, share); err != nil {
 		return true, err
 	}
 	if !gvk.Empty() && into.GetObjectKind().GroupVersionKind().Empty() {

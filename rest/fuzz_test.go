@@ -13,7 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubego/kubego/internal/dedup"
+	"github.com/kubego/kubego/internal/codec"
+	"github.com/kubego/kubego/internal/codec/dedup"
 )
 
 // drainFrames decodes every event of a stream the way a watch does and
@@ -35,19 +36,26 @@ func drainFrames(t *testing.T, mt string, frames frameReader) {
 		// lookup must hold to the same contract as the generic decoder.
 		newCM := func() runtime.Object { return &corev1.ConfigMap{} }
 		held := testCM("a", "1")
-		known := func(ns, name, rv string) runtime.Object {
+		known := func(ns, name, rv string) (runtime.Object, bool) {
 			if name == "a" && rv == "1" {
-				return held
+				return held, true
 			}
-			return nil
+			return nil, false
 		}
 		for _, c := range []struct {
 			newObject func() runtime.Object
-			known     KnownFunc
-			trim      *trimmer
-			share     Sharer
-		}{{nil, nil, nil, nil}, {newCM, nil, nil, nil}, {newCM, known, nil, nil}, {newCM, nil, &trimmer{}, nil}, {nil, known, &trimmer{}, nil}, {newCM, known, &trimmer{}, dedup.New(dedup.Options{})}, {nil, nil, nil, dedup.New(dedup.Options{})}} {
-			ev, err := testCodecClient.decodeEvent(mt, typ, raw, eventOptions{newObject: c.newObject, known: c.known, trim: c.trim, share: c.share})
+			hints     codec.Hints
+		}{
+			{nil, codec.Hints{}},
+			{newCM, codec.Hints{}},
+			{newCM, codec.Hints{Known: known}},
+			{newCM, codec.Hints{DropManagedFields: true}},
+			{nil, codec.Hints{Known: known, DropManagedFields: true}},
+			{newCM, codec.Hints{Known: known, DropManagedFields: true, Share: dedup.New(dedup.Options{})}},
+			{nil, codec.Hints{Share: dedup.New(dedup.Options{})}},
+		} {
+			own := append([]byte(nil), raw...) // a JSON event is cut in place
+			ev, err := testCodecClient.decodeEvent(mt, typ, own, eventOptions{newObject: c.newObject, events: codec.NewEvents(c.hints)})
 			if err != nil {
 				var de *DecodeError
 				if !errors.As(err, &de) && !isStatusError(err) {

@@ -5,6 +5,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/internal/codec"
+	"github.com/kubego/kubego/internal/codec/dedup"
+	"github.com/kubego/kubego/internal/codec/wire"
 )
 
 // protoMessage is what the generated Kubernetes types implement.
@@ -28,17 +32,17 @@ type protoKind struct {
 // envelope): the caller then uses the generic decoder, which also produces
 // the errors for malformed input.
 //
-// With a Sharer, a type the plan decoder handles is decoded by plan,
-// sharing values through share (see Request.Share).
-func (c *Client) decodeProtoInto(body []byte, into runtime.Object, share Sharer) (handled bool, err error) {
+// With a table, a type the plan decoder handles is decoded by plan,
+// sharing values through share (see codec.Hints.Share).
+func (c *Client) decodeProtoInto(body []byte, into runtime.Object, share *dedup.Table) (handled bool, err error) {
 	m, e, ok := plainEnvelope(body, into)
 	if !ok {
 		return false, nil
 	}
 	kinds := c.protoKinds(into)
 	for _, k := range kinds {
-		if k.gvk.Kind == string(e.kind) && k.apiVersion == string(e.apiVersion) {
-			if err := c.unmarshalProto(e.raw, m, into, share); err != nil {
+		if k.gvk.Kind == string(e.Kind) && k.apiVersion == string(e.APIVersion) {
+			if err := c.unmarshalProto(e.Raw, m, into, share); err != nil {
 				return true, err
 			}
 			into.GetObjectKind().SetGroupVersionKind(k.gvk)
@@ -51,7 +55,7 @@ func (c *Client) decodeProtoInto(body []byte, into runtime.Object, share Sharer)
 // decodeProtoShared decodes a protobuf object into into by plan, sharing
 // values through share, for registered and unregistered protobuf types
 // alike; handled is false when neither in-place path applies.
-func (c *Client) decodeProtoShared(body []byte, into runtime.Object, share Sharer) (handled bool, err error) {
+func (c *Client) decodeProtoShared(body []byte, into runtime.Object, share *dedup.Table) (handled bool, err error) {
 	if handled, err := c.decodeProtoInto(body, into, share); handled {
 		return true, err
 	}
@@ -64,11 +68,11 @@ func (c *Client) decodeProtoShared(body []byte, into runtime.Object, share Share
 // unmarshalProto decodes the message raw into into (which is m): by plan,
 // sharing values, when share is set and the type has a plan; otherwise by
 // the generated method.
-func (c *Client) unmarshalProto(raw []byte, m protoMessage, into runtime.Object, share Sharer) error {
+func (c *Client) unmarshalProto(raw []byte, m protoMessage, into runtime.Object, share *dedup.Table) error {
 	planned := false
 	var err error
 	if share != nil {
-		planned, err = c.plans.Unmarshal(raw, into, share)
+		planned, err = codec.Unmarshal(&c.plans, raw, into, share)
 	}
 	if !planned {
 		m.Reset()
@@ -103,14 +107,14 @@ func (c *Client) protoKinds(into runtime.Object) []protoKind {
 // body, read in place; ok is false when into has no protobuf methods or the
 // envelope is malformed or not plain (only the generic decoder handles
 // those).
-func plainEnvelope(body []byte, into runtime.Object) (protoMessage, envelope, bool) {
+func plainEnvelope(body []byte, into runtime.Object) (protoMessage, wire.Envelope, bool) {
 	m, ok := into.(protoMessage)
 	if !ok {
-		return nil, envelope{}, false
+		return nil, wire.Envelope{}, false
 	}
-	e, err := parseEnvelope(body)
-	if err != nil || !e.plain {
-		return nil, envelope{}, false
+	e, err := wire.ReadEnvelope(body)
+	if err != nil || !e.Plain {
+		return nil, wire.Envelope{}, false
 	}
 	return m, e, true
 }

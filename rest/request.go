@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubego/kubego/internal/codec"
 )
 
 // Request is one API call being built. Builder methods record the first
@@ -47,9 +49,7 @@ type Request struct {
 	body     any // nil, runtime.Object, []byte or io.Reader
 	bodyJSON bool
 
-	known  KnownFunc // Watch only
-	trimMF bool      // Watch only
-	share  Sharer    // Watch only
+	hints codec.Hints // Watch only
 
 	err error
 }

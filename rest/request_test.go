@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubego/kubego/internal/codec/wire"
 )
 
 func TestRequestURLBuildsKubernetesPaths(t *testing.T) {
@@ -163,7 +165,7 @@ func TestRequestNegotiatesContentType(t *testing.T) {
 	}{
 		{"built-in get asks protobuf then JSON", func(c *Client) *Request { return c.Get().Resource("configmaps") }, acceptProtobuf, "", ""},
 		{"built-in create sends protobuf", func(c *Client) *Request { return c.Post().Namespace("n").Resource("configmaps").Body(cm) },
-			acceptProtobuf, mediaProtobuf, string(protoMagic)},
+			acceptProtobuf, mediaProtobuf, wire.Magic},
 		{"unknown group uses JSON", func(c *Client) *Request { return c.Get().Group("example.com").Version("v1").Resource("widgets") }, acceptJSON, "", ""},
 		{"abs path uses JSON", func(c *Client) *Request { return c.Get().AbsPath("/version") }, acceptJSON, "", ""},
 		{"per-request JSON override", func(c *Client) *Request {

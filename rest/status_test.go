@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubego/kubego/internal/codec/wire"
 	"github.com/kubego/kubego/scheme"
 )
 
@@ -163,7 +164,7 @@ func TestResultIntoRejectsBadBodies(t *testing.T) {
 		{"empty", mediaJSON, nil, ErrEmptyBody},
 		{"yaml", "application/yaml", []byte("a: b"), ErrUnsupportedMediaType},
 		{"malformed JSON", mediaJSON, []byte(`{"kind":`), nil},
-		{"malformed protobuf", mediaProtobuf, append(append([]byte{}, protoMagic...), 0xff, 0xff), nil},
+		{"malformed protobuf", mediaProtobuf, append([]byte(wire.Magic), 0xff, 0xff), nil},
 		{"wrong kind", mediaJSON, []byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"}}`), nil},
 	}
 	for _, tt := range tests {

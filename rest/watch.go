@@ -8,14 +8,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
-	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubego/kubego/internal/protodec"
+	"github.com/kubego/kubego/internal/codec"
+	"github.com/kubego/kubego/internal/codec/dedup"
 )
 
 // WatchStream is a running watch. It implements watch.Interface: events
@@ -90,60 +90,23 @@ func (r *Request) Watch(ctx context.Context, newObject func() runtime.Object) (*
 
 		compressed: compressed,
 	}
-	eo := eventOptions{newObject: newObject, known: r.known, share: r.share}
-	if r.trimMF {
-		eo.trim = &trimmer{}
-	}
+	eo := eventOptions{newObject: newObject, events: codec.NewEvents(r.hints)}
 	go w.run(r.c, mt, frames, eo)
 	return w, nil
 }
 
-// KnownFunc returns the object the caller already holds with this
-// namespace, name and resourceVersion, or nil. See [Request.Known]. The
-// strings point into the stream's read buffer: they are valid during the
-// call only and must not be kept (a map lookup is fine; storing one is not —
-// clone it with strings.Clone first).
-type KnownFunc func(namespace, name, resourceVersion string) runtime.Object
-
-// Known lets a watch skip decoding objects the caller already holds: for
-// every ADDED or MODIFIED event in protobuf, the stream reads the object's
-// namespace, name and resourceVersion first and, when known returns an
-// object for them, delivers that object instead of decoding the event.
-// A resourceVersion names one state of one object, so the result is the
-// same object the decoder would have produced. An informer uses this to make
-// a relist of unchanged objects cost neither decoding nor garbage. known is
-// called from the stream's goroutine and must be safe for that; it must
-// return nil, not a typed nil pointer, for an unknown object. JSON events
-// are always decoded.
-func (r *Request) Known(known KnownFunc) *Request {
-	r.known = known
-	return r
-}
-
-// DropManagedFields makes a watch leave metadata.managedFields out of the
-// objects it decodes: they are cut from the bytes before decoding, so they
-// cost neither decoding nor memory. For a caller that would drop them
-// anyway (an informer does by default). A JSON event whose metadata cannot
-// be read plainly (keys with escapes) is decoded whole.
-func (r *Request) DropManagedFields() *Request {
-	r.trimMF = true
-	return r
-}
-
-// Sharer is what [Request.Share] takes: a table of values shared between
-// decoded objects (an informer's). See internal/protodec for the contract
-// of each method.
-type Sharer = protodec.Sharer
-
-// Share makes a watch's objects share equal strings and maps through s,
-// with each other and with every other object decoded through s. Protobuf
-// events of built-in types are decoded by plan, looking values up before
-// allocating them; other events are decoded as usual and then given to
-// s.Object. The objects delivered must then never be modified: a change to
-// a shared map shows in every object holding it. An informer, whose cache
-// is read-only, passes its table here.
-func (r *Request) Share(s Sharer) *Request {
-	r.share = s
+// Hints makes a watch follow h, an informer's watch hints: a protobuf
+// ADDED or MODIFIED event for an object h.Known holds at the same
+// resourceVersion delivers that object and is not decoded;
+// h.DropManagedFields cuts metadata.managedFields from each event's bytes
+// (protobuf and JSON) before decoding; h.Share makes the objects share
+// their values through the informer's table as they are decoded (protobuf
+// events of built-in types by plan, others by a walk after decoding), so
+// they must never be modified. h's type is internal: this is how kubego's
+// client packages hand an informer's hints to the watch, and no other
+// caller has a use for it.
+func (r *Request) Hints(h codec.Hints) *Request {
+	r.hints = h
 	return r
 }
 
@@ -188,9 +151,7 @@ func (w *WatchStream) Err() error {
 // eventOptions say how a watch decodes its events.
 type eventOptions struct {
 	newObject func() runtime.Object // nil: by the scheme
-	known     KnownFunc
-	trim      *trimmer
-	share     Sharer
+	events    *codec.Events         // nil: no hints
 }
 
 func (w *WatchStream) run(c *Client, mt string, frames frameReader, eo eventOptions) {
@@ -276,21 +237,20 @@ func (c *Client) decodeEvent(mt, typ string, raw []byte, eo eventOptions) (watch
 		}
 		return watch.Event{Type: et, Object: st}, nil
 	}
-	if eo.known != nil && mt == mediaProtobuf && (et == watch.Added || et == watch.Modified) {
-		if obj := c.knownObject(raw, eo.known); obj != nil {
-			return watch.Event{Type: et, Object: obj}, nil
+	var share *dedup.Table
+	if eo.events != nil {
+		if mt == mediaProtobuf && (et == watch.Added || et == watch.Modified) {
+			if obj, ok := eo.events.Held(raw); ok {
+				return watch.Event{Type: et, Object: obj}, nil
+			}
 		}
-	}
-	if eo.trim != nil && et != watch.Bookmark {
-		if mt == mediaProtobuf {
-			raw = eo.trim.envelope(raw)
-		} else {
-			raw = cutManagedFieldsJSON(raw) // raw is this event's own copy
+		if et != watch.Bookmark {
+			// Bookmarks carry nothing worth cutting or sharing, and are
+			// never cached. A JSON event is cut in place: the frame
+			// reader gave it its own bytes.
+			raw = eo.events.Trim(mt == mediaProtobuf, raw)
+			share = eo.events.Share()
 		}
-	}
-	share := eo.share
-	if et == watch.Bookmark {
-		share = nil // nothing worth sharing, and never cached
 	}
 	obj, err := c.decodeObject(mt, raw, eo.newObject, share)
 	if err != nil {
@@ -299,10 +259,10 @@ func (c *Client) decodeEvent(mt, typ string, raw []byte, eo eventOptions) (watch
 	return watch.Event{Type: et, Object: obj}, nil
 }
 
-// decodeObject decodes one event's object. With a Sharer, the object
+// decodeObject decodes one event's object. With a table, the object
 // shares its values through it: decoded by plan when its type allows,
-// otherwise decoded as usual and then given to Sharer.Object.
-func (c *Client) decodeObject(mt string, raw []byte, newObject func() runtime.Object, share Sharer) (runtime.Object, error) {
+// otherwise decoded as usual and then walked by the table.
+func (c *Client) decodeObject(mt string, raw []byte, newObject func() runtime.Object, share *dedup.Table) (runtime.Object, error) {
 	if newObject != nil {
 		into := newObject()
 		if isNil(into) {
@@ -345,28 +305,6 @@ func (c *Client) decodeObject(mt string, raw []byte, newObject func() runtime.Ob
 	}
 	return obj, nil
 }
-
-// knownObject returns the caller's copy of the object in raw (a protobuf
-// envelope), or nil when its identity cannot be read or it is not known.
-func (c *Client) knownObject(raw []byte, known KnownFunc) runtime.Object {
-	e, err := parseEnvelope(raw)
-	if err != nil || !e.plain {
-		return nil
-	}
-	ns, name, rv, ok := objectIdentity(e.raw)
-	if !ok {
-		return nil
-	}
-	obj := known(transient(ns), transient(name), transient(rv))
-	if isNil(obj) {
-		return nil
-	}
-	return obj
-}
-
-// transient views b as a string without copying; the string is valid only
-// while b is not overwritten.
-func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // quoteShort quotes s for an error message, cut to 64 bytes.
 func quoteShort(s string) string {

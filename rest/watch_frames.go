@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/kubego/kubego/internal/codec/wire"
 )
 
 var (
@@ -124,9 +126,9 @@ func (f *protoFrames) next() (string, []byte, error) {
 		}
 		return "", nil, f.readErr(err)
 	}
-	typ, raw, err := parseWatchEvent(frame)
+	typ, raw, err := wire.ReadWatchEvent(frame)
 	if err != nil {
-		return "", nil, &DecodeError{ContentType: mediaProtobuf, Err: err}
+		return "", nil, &DecodeError{ContentType: mediaProtobuf, Err: fmt.Errorf("malformed watch event: %w", err)}
 	}
 	// raw aliases f.buf: it is valid until the next call, which is all the
 	// decoder needs (decoding copies what it keeps).

@@ -36,6 +36,57 @@ var layers = map[string]int{
 	"faults":         8, // test-only fault-injection suite
 }
 
+// codecLayers ranks the packages of internal/codec the same way: a package
+// there may import only packages of a strictly lower rank among them, and
+// no other package of the module. Keep in step with ARCHITECTURE.md.
+var codecLayers = map[string]int{
+	"wire":     0,
+	"layout":   0,
+	"protodec": 1,
+	"dedup":    1,
+	"":         2, // internal/codec itself
+}
+
+const codecRoot = module + "/internal/codec"
+
+// codecPart returns the subpackage of internal/codec path names ("" for
+// internal/codec itself), or ok false for a path outside it.
+func codecPart(path string) (part string, ok bool) {
+	if path == codecRoot {
+		return "", true
+	}
+	part, ok = strings.CutPrefix(path, codecRoot+"/")
+	return part, ok
+}
+
+// codecViolations returns one message per import of an internal/codec
+// package that does not point to a lower rank inside internal/codec, and
+// per unranked package there.
+func codecViolations(pkgs []pkg) []string {
+	var out []string
+	for _, p := range pkgs {
+		from, ok := codecPart(p.ImportPath)
+		if !ok {
+			continue
+		}
+		fromRank, ok := codecLayers[from]
+		if !ok {
+			out = append(out, p.ImportPath+": has no rank; add it to codecLayers and ARCHITECTURE.md")
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			to, ok := codecPart(imp)
+			if toRank, ranked := codecLayers[to]; !ok || !ranked || toRank >= fromRank {
+				out = append(out, p.ImportPath+" imports "+imp+": internal/codec packages import only lower ones among them")
+			}
+		}
+	}
+	return out
+}
+
 // forbidden are modules no library package may depend on, even indirectly.
 var forbidden = []string{"k8s.io/client-go", "sigs.k8s.io/controller-runtime"}
 
@@ -126,6 +177,12 @@ func TestImportsPointDownward(t *testing.T) {
 	}
 }
 
+func TestCodecImportsPointDownward(t *testing.T) {
+	for _, v := range codecViolations(listPackages(t)) {
+		t.Error(v)
+	}
+}
+
 func TestNoLibraryPackageDependsOnClientGo(t *testing.T) {
 	for _, v := range forbiddenDeps(listPackages(t)) {
 		t.Error(v)
@@ -145,6 +202,11 @@ func TestCheckersCatchViolations(t *testing.T) {
 		{"same-layer sibling is caught", []pkg{{ImportPath: m + "informer", Imports: []string{m + "rest"}}}, layerViolations, 1},
 		{"own subpackage is fine", []pkg{{ImportPath: m + "informer", Imports: []string{m + "informer/internal/x"}}}, layerViolations, 0},
 		{"unranked directory is caught", []pkg{{ImportPath: m + "newthing"}}, layerViolations, 1},
+		{"codec importing its parts is fine", []pkg{{ImportPath: m + "internal/codec", Imports: []string{m + "internal/codec/dedup", m + "internal/codec/wire"}}}, codecViolations, 0},
+		{"a codec part importing upward is caught", []pkg{{ImportPath: m + "internal/codec/wire", Imports: []string{m + "internal/codec/dedup"}}}, codecViolations, 1},
+		{"codec siblings of one rank are caught", []pkg{{ImportPath: m + "internal/codec/dedup", Imports: []string{m + "internal/codec/protodec"}}}, codecViolations, 1},
+		{"a codec part importing the rest of the module is caught", []pkg{{ImportPath: m + "internal/codec/protodec", Imports: []string{m + "scheme"}}}, codecViolations, 1},
+		{"an unranked codec part is caught", []pkg{{ImportPath: m + "internal/codec/newthing"}}, codecViolations, 1},
 		{"client-go dependency is caught", []pkg{{ImportPath: m + "rest", Deps: []string{"k8s.io/client-go/rest"}}}, forbiddenDeps, 1},
 		{"controller-runtime dependency is caught", []pkg{{ImportPath: m + "controller", Deps: []string{"sigs.k8s.io/controller-runtime"}}}, forbiddenDeps, 1},
 		{"similar prefix is not client-go", []pkg{{ImportPath: m + "rest", Deps: []string{"k8s.io/client-gopher"}}}, forbiddenDeps, 0},

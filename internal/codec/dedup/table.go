@@ -40,8 +40,8 @@ type Table struct {
 	mu   sync.Mutex
 	strs gen[string, string]
 	raws gen[mapKey, rawMap] // maps by their encoded bytes (decode.go)
-	// lastRaw and lastAgain: the hash of the map SharedMap last looked
-	// up and whether it recurred, for the KeepMap call that follows a miss.
+	// lastRaw and lastAgain: the hash of the map sharedMap last looked
+	// up and whether it recurred, for the keepMap call that follows a miss.
 	lastRaw   uint64
 	lastAgain bool
 	maps      gen[mapKey, reflect.Value]
@@ -122,8 +122,8 @@ func (t *Table) ObjectLike(obj, prev any) {
 	t.walkLike(v.UnsafePointer(), pv.UnsafePointer(), p)
 }
 
-// String returns a string equal to s, shared with earlier calls.
-func (t *Table) String(s string) string {
+// shareString returns a string equal to s, shared with earlier calls.
+func (t *Table) shareString(s string) string {
 	if len(s) == 0 || len(s) > MaxStringLen {
 		return s
 	}
@@ -156,10 +156,10 @@ func (t *Table) recurring(h uint64) bool {
 	return false
 }
 
-// StringMap returns a map equal to m, shared with earlier calls when an
+// shareStringMap returns a map equal to m, shared with earlier calls when an
 // equal map was seen; otherwise it shares m's strings and remembers m. m
 // must be held by nobody else.
-func (t *Table) StringMap(m map[string]string) map[string]string {
+func (t *Table) shareStringMap(m map[string]string) map[string]string {
 	if m == nil || len(m) > MaxMapEntries {
 		return m
 	}

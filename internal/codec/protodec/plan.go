@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubego/kubego/internal/codec/wire"
 )
 
 // kind is how one value is read from the wire.
@@ -36,13 +38,13 @@ func (k kind) scalar() bool { return k >= kBool && k <= kFloat32 }
 func (k kind) wire() int {
 	switch k {
 	case kString, kBytes, kMsg:
-		return wireBytes
+		return wire.Bytes
 	case kFloat64:
-		return wireFixed64
+		return wire.Fixed64
 	case kFloat32:
-		return wireFixed32
+		return wire.Fixed32
 	default:
-		return wireVarint
+		return wire.Varint
 	}
 }
 
@@ -299,11 +301,11 @@ func (p *planner) value(t reflect.Type, building map[reflect.Type]*msg) (*field,
 		f.ptr, t = true, t.Elem()
 	}
 	f.typ = t
-	wire := wireOf(t)
+	onWire := wireOf(t)
 	bad := func() (*field, error) {
-		return nil, fmt.Errorf("%w: %s on wire %q", errNotPlannable, t, wire)
+		return nil, fmt.Errorf("%w: %s on wire %q", errNotPlannable, t, onWire)
 	}
-	switch wire {
+	switch onWire {
 	case "bytes":
 		switch {
 		case t.Kind() == reflect.String:

@@ -15,7 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubego/kubego/internal/protodec"
+	"github.com/kubego/kubego/internal/codec/layout"
+	"github.com/kubego/kubego/internal/codec/protodec"
 )
 
 // pod builds a realistic Pod from fresh allocations, as a decoder would.
@@ -52,9 +53,9 @@ func TestObjectSharesEqualValues(t *testing.T) {
 		{"map keys share their bytes", func(a, b *corev1.Pod) bool {
 			return sameString(a.Spec.Containers[0].Env[0].Name, b.Spec.Containers[0].Env[0].Name)
 		}, true},
-		{"equal label maps become one map", func(a, b *corev1.Pod) bool { return sameMap(a.Labels, b.Labels) }, true},
+		{"equal label maps become one map", func(a, b *corev1.Pod) bool { return layout.SameMap(a.Labels, b.Labels) }, true},
 		{"equal resource lists become one map", func(a, b *corev1.Pod) bool {
-			return sameMap(a.Spec.Containers[0].Resources.Requests, b.Spec.Containers[0].Resources.Requests)
+			return layout.SameMap(a.Spec.Containers[0].Resources.Requests, b.Spec.Containers[0].Resources.Requests)
 		}, true},
 		{"names are never shared", func(a, b *corev1.Pod) bool { return a.Name == b.Name }, false},
 	}
@@ -80,7 +81,7 @@ func TestObjectKeepsDifferentValuesApart(t *testing.T) {
 	a, b := pod(0), pod(1) // labels differ in tier
 	tab.Object(a)
 	tab.Object(b)
-	if sameMap(a.Labels, b.Labels) {
+	if layout.SameMap(a.Labels, b.Labels) {
 		t.Fatal("different label maps were merged")
 	}
 	if a.Labels["tier"] != "t0" || b.Labels["tier"] != "t1" {
@@ -92,7 +93,7 @@ func TestObjectKeepsDifferentValuesApart(t *testing.T) {
 	if got := c.Spec.Containers[0].Resources.Requests.Cpu().String(); got != "200m" {
 		t.Fatalf("cpu = %s, want 200m", got)
 	}
-	if sameMap(a.Spec.Containers[0].Resources.Requests, c.Spec.Containers[0].Resources.Requests) {
+	if layout.SameMap(a.Spec.Containers[0].Resources.Requests, c.Spec.Containers[0].Resources.Requests) {
 		t.Fatal("different resource lists were merged")
 	}
 }
@@ -145,24 +146,24 @@ func TestObjectIgnoresWhatItCannotWalk(t *testing.T) {
 func TestStringSkipsLongAndEmpty(t *testing.T) {
 	tab := New(Options{})
 	long := strings.Repeat("x", MaxStringLen+1)
-	tab.String(long)
-	tab.String(strings.Clone(long))
-	if got := tab.String(strings.Clone(long)); sameString(got, long) {
+	tab.shareString(long)
+	tab.shareString(strings.Clone(long))
+	if got := tab.shareString(strings.Clone(long)); sameString(got, long) {
 		t.Fatal("a string over MaxStringLen was shared")
 	}
-	if tab.String("") != "" {
+	if tab.shareString("") != "" {
 		t.Fatal("empty string changed")
 	}
 }
 
 func TestGenerationsKeepRecurringValues(t *testing.T) {
 	tab := New(Options{Strings: 4})
-	tab.String(strings.Clone("recurring"))
-	first := tab.String(strings.Clone("recurring"))
+	tab.shareString(strings.Clone("recurring"))
+	first := tab.shareString(strings.Clone("recurring"))
 	for i := range 100 {
-		tab.String(fmt.Sprintf("unique-%d", i))
-		tab.String(fmt.Sprintf("unique-%d", i)) // twice: it enters the table
-		if got := tab.String(strings.Clone("recurring")); !sameString(got, first) {
+		tab.shareString(fmt.Sprintf("unique-%d", i))
+		tab.shareString(fmt.Sprintf("unique-%d", i)) // twice: it enters the table
+		if got := tab.shareString(strings.Clone("recurring")); !sameString(got, first) {
 			t.Fatalf("after %d unique strings the recurring one was forgotten", i+1)
 		}
 	}
@@ -204,10 +205,10 @@ func TestObjectWalksRecursiveAndNamedTypes(t *testing.T) {
 	if !sameString(a.Name, b.Name) || !sameString(a.Next.Name, b.Next.Name) || !sameString(a.Children[0].Name, b.Children[0].Name) {
 		t.Error("strings in a recursive type were not shared")
 	}
-	if !sameMap(a.Tags, b.Tags) || !sameMap(a.Tags, b.Children[0].Tags) {
+	if !layout.SameMap(a.Tags, b.Tags) || !layout.SameMap(a.Tags, b.Children[0].Tags) {
 		t.Error("named string maps were not shared")
 	}
-	if !sameMap(a.Next.Max, b.Next.Max) {
+	if !layout.SameMap(a.Next.Max, b.Next.Max) {
 		t.Error("named quantity maps were not shared")
 	}
 	if sameString(a.hidden, b.hidden) {
@@ -278,10 +279,10 @@ func TestObjectLikeTakesUnchangedValuesFromThePreviousVersion(t *testing.T) {
 	if !sameString(next.Namespace, prev.Namespace) || !sameString(next.Spec.Containers[0].Name, prev.Spec.Containers[0].Name) {
 		t.Error("unchanged strings were not taken from the previous version")
 	}
-	if sameMap(next.Labels, prev.Labels) || next.Labels["tier"] != "t9" || prev.Labels["tier"] != "t0" {
+	if layout.SameMap(next.Labels, prev.Labels) || next.Labels["tier"] != "t9" || prev.Labels["tier"] != "t0" {
 		t.Errorf("changed labels: next %v prev %v", next.Labels, prev.Labels)
 	}
-	if !sameMap(next.Spec.Containers[0].Resources.Requests, prev.Spec.Containers[0].Resources.Requests) {
+	if !layout.SameMap(next.Spec.Containers[0].Resources.Requests, prev.Spec.Containers[0].Resources.Requests) {
 		t.Error("unchanged resource list was not shared")
 	}
 	if prev.Spec.Containers[0].Image != "registry.example.com/shop/app:v1" || len(prev.Spec.Containers[0].Env) != 1 {
@@ -289,7 +290,7 @@ func TestObjectLikeTakesUnchangedValuesFromThePreviousVersion(t *testing.T) {
 	}
 	same := pod(0)
 	tab.ObjectLike(same, prev)
-	if !sameMap(same.Labels, prev.Labels) {
+	if !layout.SameMap(same.Labels, prev.Labels) {
 		t.Error("equal labels were not taken from the previous version")
 	}
 	other := pod(1)
@@ -315,12 +316,12 @@ func BenchmarkObjectLikeUpdate(b *testing.B) {
 // TestTableIsADecoderSharer: the decoder path shares strings and maps by
 // their bytes from the second sighting on.
 func TestTableIsADecoderSharer(t *testing.T) {
-	var _ protodec.Sharer = New(Options{})
+	var _ protodec.Sharer = Session{}
 	tab := New(Options{})
-	tab.Lock()
-	defer tab.Unlock()
-	a, b := tab.ShareBytes([]byte("nginx:1.27")), tab.ShareBytes([]byte("nginx:1.27"))
-	c := tab.ShareBytes([]byte("nginx:1.27"))
+	sess := tab.Begin()
+	defer sess.End()
+	a, b := sess.ShareBytes([]byte("nginx:1.27")), sess.ShareBytes([]byte("nginx:1.27"))
+	c := sess.ShareBytes([]byte("nginx:1.27"))
 	if unsafe.StringData(b) != unsafe.StringData(c) || a != "nginx:1.27" {
 		t.Fatal("a recurring string is not shared from its second sighting")
 	}
@@ -328,7 +329,7 @@ func TestTableIsADecoderSharer(t *testing.T) {
 	raw := []byte("\x0a\x06\x0a\x01a\x12\x01b")
 	m1 := reflect.ValueOf(map[string]string{"a": "b"})
 	for i, wantHit := range []bool{false, false, true} {
-		v, ok := tab.SharedMap(typ, raw)
+		v, ok := sess.SharedMap(typ, raw)
 		if ok != wantHit {
 			t.Fatalf("sighting %d: hit %v, want %v", i+1, ok, wantHit)
 		}
@@ -336,10 +337,10 @@ func TestTableIsADecoderSharer(t *testing.T) {
 			t.Fatal("a different map was returned")
 		}
 		if !ok {
-			tab.KeepMap(typ, raw, m1)
+			sess.KeepMap(typ, raw, m1)
 		}
 	}
-	if _, ok := tab.SharedMap(typ, []byte("\x0a\x06\x0a\x01a\x12\x01c")); ok {
+	if _, ok := sess.SharedMap(typ, []byte("\x0a\x06\x0a\x01a\x12\x01c")); ok {
 		t.Fatal("different bytes hit")
 	}
 }

@@ -11,13 +11,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubego/kubego/internal/codec/layout"
+	"github.com/kubego/kubego/internal/codec/wire"
 )
 
-// Sharer supplies shared values while a message is decoded. Implementations
-// need not be safe for concurrent use: Decoder.Unmarshal holds the Locker
-// around each message.
+// Sharer supplies shared values while a message is decoded. Unmarshal
+// calls it from its own goroutine only, and never after it returns; a
+// Sharer used by several goroutines must be handed to one Unmarshal call at
+// a time (internal/codec/dedup's Session is: it holds its table's lock).
 type Sharer interface {
-	sync.Locker
 	// ShareBytes returns a string equal to b. It must not keep b.
 	ShareBytes(b []byte) string
 	// SharedMap returns a map of type t equal to the one encoded by raw
@@ -26,10 +29,6 @@ type Sharer interface {
 	// KeepMap offers m, decoded from raw, for later SharedMap calls. It
 	// must copy raw if it keeps it. m is never modified afterwards.
 	KeepMap(t reflect.Type, raw []byte, m reflect.Value)
-	// Object shares the values of obj, a pointer to an object decoded
-	// some other way (JSON, a type without a plan). Unlike the methods
-	// above it is called without the lock held, and takes it itself.
-	Object(obj any)
 }
 
 // Decoder decodes protobuf messages into Go structs by plan. The zero value
@@ -58,10 +57,6 @@ func (d *Decoder) Unmarshal(b []byte, obj any, s Sharer) (handled bool, err erro
 	}
 	v.Elem().SetZero()
 	st := state{s: s}
-	if s != nil {
-		s.Lock()
-		defer s.Unlock()
-	}
 	return true, st.message(m, v.UnsafePointer(), b)
 }
 
@@ -89,11 +84,6 @@ type state struct {
 	s Sharer
 }
 
-type sliceHeader struct {
-	data     unsafe.Pointer
-	len, cap int
-}
-
 func (st *state) str(f *field, b []byte) string {
 	if st.s == nil || f.fresh || len(b) == 0 {
 		return string(b)
@@ -106,23 +96,23 @@ func (st *state) message(m *msg, p unsafe.Pointer, b []byte) error {
 	var sharedMaps uint64 // bit n: the map of field n is shared, copy before adding
 	for i := 0; i < len(b); {
 		start := i
-		tag, j, err := varint(b, i)
+		tag, j, err := wire.ReadVarint(b, i)
 		if err != nil {
 			return err
 		}
 		num, wt := int32(tag>>3), int(tag&7)
-		if wt == wireEnd {
-			return ErrEndGroup
+		if wt == wire.EndGroup {
+			return wire.ErrEndGroup
 		}
 		if num <= 0 {
-			return ErrIllegalTag
+			return wire.ErrIllegalTag
 		}
 		var f *field
 		if int(num) < len(m.byNum) {
 			f = m.byNum[num]
 		}
 		if f == nil {
-			if i, err = skip(b, start); err != nil {
+			if i, err = wire.Skip(b, start); err != nil {
 				return err
 			}
 			continue
@@ -181,11 +171,11 @@ func (st *state) into(m *msg, p unsafe.Pointer, b []byte) error {
 // slot at p and returns the index after it.
 func (st *state) value(f *field, p unsafe.Pointer, b []byte, i, wt int) (int, error) {
 	if wt != f.kind.wire() {
-		return 0, ErrWireType
+		return 0, wire.ErrWireType
 	}
 	switch f.kind {
 	case kString:
-		s, e, err := length(b, i)
+		s, e, err := wire.ReadLength(b, i)
 		if err != nil {
 			return 0, err
 		}
@@ -199,7 +189,7 @@ func (st *state) value(f *field, p unsafe.Pointer, b []byte, i, wt int) (int, er
 		}
 		return e, nil
 	case kBytes:
-		s, e, err := length(b, i)
+		s, e, err := wire.ReadLength(b, i)
 		if err != nil {
 			return 0, err
 		}
@@ -215,7 +205,7 @@ func (st *state) value(f *field, p unsafe.Pointer, b []byte, i, wt int) (int, er
 		}
 		return e, nil
 	case kMsg:
-		s, e, err := length(b, i)
+		s, e, err := wire.ReadLength(b, i)
 		if err != nil {
 			return 0, err
 		}
@@ -254,7 +244,7 @@ func scalarAt(k kind, b []byte, i int) (uint64, int, error) {
 		}
 		return uint64(binary.LittleEndian.Uint32(b[i:])), i + 4, nil
 	}
-	return varint(b, i)
+	return wire.ReadVarint(b, i)
 }
 
 // newScalar allocates a scalar of f's type. Named scalar types have the
@@ -296,8 +286,8 @@ func storeScalar(k kind, p unsafe.Pointer, v uint64) {
 // packed run of scalars) whose tag starts at b[start:].
 func (st *state) repeated(f *field, p unsafe.Pointer, b []byte, start, i, wt int) (int, error) {
 	el := f.elem
-	if el.kind.scalar() && wt == wireBytes {
-		s, e, err := length(b, i)
+	if el.kind.scalar() && wt == wire.Bytes {
+		s, e, err := wire.ReadLength(b, i)
 		if err != nil {
 			return 0, err
 		}
@@ -314,9 +304,9 @@ func (st *state) repeated(f *field, p unsafe.Pointer, b []byte, start, i, wt int
 		return j, nil
 	}
 	if wt != el.kind.wire() {
-		return 0, ErrWireType
+		return 0, wire.ErrWireType
 	}
-	if h := (*sliceHeader)(p); h.len == h.cap {
+	if h := (*layout.Slice)(p); h.Len == h.Cap {
 		reserve(f, p, count(b, start, f.num))
 	}
 	return st.value(el, next(f, p), b, i, wt)
@@ -346,12 +336,12 @@ func packedCount(k kind, b []byte) int {
 func count(b []byte, i int, num int32) int {
 	n := 0
 	for i < len(b) {
-		tag, _, err := varint(b, i)
+		tag, _, err := wire.ReadVarint(b, i)
 		if err != nil || int32(tag>>3) != num {
 			break
 		}
 		n++
-		if i, err = skip(b, i); err != nil {
+		if i, err = wire.Skip(b, i); err != nil {
 			break
 		}
 	}
@@ -360,14 +350,14 @@ func count(b []byte, i int, num int32) int {
 
 // reserve makes room for n more elements in the slice of f at p.
 func reserve(f *field, p unsafe.Pointer, n int) {
-	h := (*sliceHeader)(p)
-	if n <= 0 || h.cap-h.len >= n {
+	h := (*layout.Slice)(p)
+	if n <= 0 || h.Cap-h.Len >= n {
 		return
 	}
-	ns := reflect.MakeSlice(f.sliceType, h.len, h.len+n)
-	if h.len == 0 { // the usual case: no copy
+	ns := reflect.MakeSlice(f.sliceType, h.Len, h.Len+n)
+	if h.Len == 0 { // the usual case: no copy
 		*(*unsafe.Pointer)(p) = ns.UnsafePointer()
-		h.cap = h.len + n
+		h.Cap = h.Len + n
 		return
 	}
 	sv := reflect.NewAt(f.sliceType, p).Elem()
@@ -377,20 +367,20 @@ func reserve(f *field, p unsafe.Pointer, n int) {
 
 // next appends a zero element to the slice of f at p and returns it.
 func next(f *field, p unsafe.Pointer) unsafe.Pointer {
-	h := (*sliceHeader)(p)
-	if h.len == h.cap {
-		reserve(f, p, max(h.len, 4))
+	h := (*layout.Slice)(p)
+	if h.Len == h.Cap {
+		reserve(f, p, max(h.Len, 4))
 	}
-	e := unsafe.Add(h.data, uintptr(h.len)*f.elemSize)
-	h.len++
+	e := unsafe.Add(h.Data, uintptr(h.Len)*f.elemSize)
+	h.Len++
 	return e
 }
 
 // mapField decodes the map entry whose tag starts at b[start:] or, when
 // sharing, the whole run of entries of f starting there.
 func (st *state) mapField(f *field, p unsafe.Pointer, b []byte, start, i, wt int, shared *uint64) (int, error) {
-	if wt != wireBytes {
-		return 0, ErrWireType
+	if wt != wire.Bytes {
+		return 0, wire.ErrWireType
 	}
 	var bit uint64
 	if f.num < 64 {
@@ -407,8 +397,8 @@ func (st *state) mapField(f *field, p unsafe.Pointer, b []byte, start, i, wt int
 			}
 			makeMap(f, p, n)
 			for k := start; k < end; {
-				_, j, _ := varint(b, k) // mapRun read these already
-				s, e, _ := length(b, j)
+				_, j, _ := wire.ReadVarint(b, k) // mapRun read these already
+				s, e, _ := wire.ReadLength(b, j)
 				if err := st.entry(f, p, b, s, e); err != nil {
 					return 0, err
 				}
@@ -432,7 +422,7 @@ func (st *state) mapField(f *field, p unsafe.Pointer, b []byte, start, i, wt int
 		old.Set(cp)
 		*shared &^= bit
 	}
-	s, e, err := length(b, i)
+	s, e, err := wire.ReadLength(b, i)
 	if err != nil {
 		return 0, err
 	}
@@ -448,28 +438,28 @@ func (st *state) mapField(f *field, p unsafe.Pointer, b []byte, start, i, wt int
 func mapRun(b []byte, start int, num int32) (end, n int, ok bool) {
 	end = start
 	for end < len(b) {
-		tag, j, err := varint(b, end)
+		tag, j, err := wire.ReadVarint(b, end)
 		if err != nil || int32(tag>>3) != num {
 			break
 		}
-		if tag&7 != wireBytes {
+		if tag&7 != wire.Bytes {
 			return 0, 0, false
 		}
-		_, e, err := length(b, j)
+		_, e, err := wire.ReadLength(b, j)
 		if err != nil {
 			return 0, 0, false
 		}
 		end, n = e, n+1
 	}
 	for i := end; i < len(b); {
-		tag, _, err := varint(b, i)
+		tag, _, err := wire.ReadVarint(b, i)
 		if err != nil {
 			return 0, 0, false
 		}
 		if int32(tag>>3) == num {
 			return 0, 0, false
 		}
-		if i, err = skip(b, i); err != nil {
+		if i, err = wire.Skip(b, i); err != nil {
 			return 0, 0, false
 		}
 	}
@@ -506,14 +496,14 @@ func (st *state) entry(f *field, p unsafe.Pointer, b []byte, s, e int) error {
 	}
 	for i := s; i < e; {
 		pre := i
-		tag, j, err := varint(b, i)
+		tag, j, err := wire.ReadVarint(b, i)
 		if err != nil {
 			return err
 		}
 		i = j
 		switch int32(tag >> 3) {
 		case 1:
-			ks, ke, err := length(b, i)
+			ks, ke, err := wire.ReadLength(b, i)
 			if err != nil {
 				return err
 			}
@@ -521,13 +511,13 @@ func (st *state) entry(f *field, p unsafe.Pointer, b []byte, s, e int) error {
 		case 2:
 			switch f.mapFast {
 			case mapStrings:
-				vs, ve, err := length(b, i)
+				vs, ve, err := wire.ReadLength(b, i)
 				if err != nil {
 					return err
 				}
 				sval, i = st.str(f.val, b[vs:ve]), ve
 			case mapResources:
-				vs, ve, err := length(b, i)
+				vs, ve, err := wire.ReadLength(b, i)
 				if err != nil {
 					return err
 				}
@@ -543,7 +533,7 @@ func (st *state) entry(f *field, p unsafe.Pointer, b []byte, s, e int) error {
 				}
 			}
 		default:
-			n, err := skip(b, pre)
+			n, err := wire.Skip(b, pre)
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package rest
+package wire
 
 import (
 	stdjson "encoding/json"
@@ -29,7 +29,7 @@ func TestCutManagedFieldsJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := string(cutManagedFieldsJSON([]byte(tt.in))); got != tt.want {
+			if got := string(CutManagedFieldsJSON([]byte(tt.in))); got != tt.want {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
 		})
@@ -65,7 +65,7 @@ func FuzzCutManagedFieldsJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		orig := append([]byte(nil), in...)
-		out := cutManagedFieldsJSON(in)
+		out := CutManagedFieldsJSON(in)
 		if !stdjson.Valid(orig) {
 			if stdjson.Valid(out) {
 				t.Fatalf("invalid %q became valid %q", orig, out)

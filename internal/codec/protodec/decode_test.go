@@ -5,7 +5,6 @@ import (
 	"math/rand"
 	"reflect"
 	"sort"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -53,7 +52,6 @@ func apiTypes(t testing.TB) []reflect.Type {
 
 // mapSharer is a Sharer for tests: it shares every string and map.
 type mapSharer struct {
-	sync.Mutex
 	strs map[string]string
 	maps map[string]reflect.Value
 	kept int
@@ -80,8 +78,6 @@ func (s *mapSharer) SharedMap(t reflect.Type, raw []byte) (reflect.Value, bool) 
 	}
 	return v, ok
 }
-
-func (s *mapSharer) Object(any) {}
 
 func (s *mapSharer) KeepMap(t reflect.Type, raw []byte, m reflect.Value) {
 	s.maps[t.String()+"\x00"+string(raw)] = m

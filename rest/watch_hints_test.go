@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/internal/codec"
 )
 
 func TestTypedProtobufWatchDecodesInPlace(t *testing.T) {
@@ -34,11 +36,11 @@ func TestTypedProtobufWatchDecodesInPlace(t *testing.T) {
 
 func TestWatchKnownSkipsDecodingHeldObjects(t *testing.T) {
 	held := testCM("a", "1")
-	known := func(ns, name, rv string) kruntime.Object {
+	known := func(ns, name, rv string) (kruntime.Object, bool) {
 		if ns == held.Namespace && name == "a" && rv == "1" {
-			return held
+			return held, true
 		}
-		return nil
+		return nil, false
 	}
 	tests := []struct {
 		name     string
@@ -59,7 +61,7 @@ func TestWatchKnownSkipsDecodingHeldObjects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := streamServer(t, tt.mt, tt.body(t))
-			w, err := c.Get().Resource("configmaps").Known(known).Watch(context.Background(), func() kruntime.Object { return &corev1.ConfigMap{} })
+			w, err := c.Get().Resource("configmaps").Hints(codec.Hints{Known: known}).Watch(context.Background(), func() kruntime.Object { return &corev1.ConfigMap{} })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,43 +77,6 @@ func TestWatchKnownSkipsDecodingHeldObjects(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestEnvelopeReaders(t *testing.T) {
-	cm := testCM("name-1", "42")
-	cm.Namespace = "ns-1"
-	raw := protoObject(t, cm)
-	e, err := parseEnvelope(raw)
-	if err != nil || !e.plain || string(e.kind) != "ConfigMap" || string(e.apiVersion) != "v1" {
-		t.Fatalf("envelope = %+v, %v", e, err)
-	}
-	ns, name, rv, ok := objectIdentity(e.raw)
-	if !ok || string(ns) != "ns-1" || string(name) != "name-1" || string(rv) != "42" {
-		t.Fatalf("identity = %q %q %q %v", ns, name, rv, ok)
-	}
-	var back corev1.ConfigMap
-	if err := back.Unmarshal(e.raw); err != nil || !equality.Semantic.DeepEqual(&back, func() *corev1.ConfigMap { c := cm.DeepCopy(); c.TypeMeta = back.TypeMeta; return c }()) {
-		t.Fatalf("raw does not hold the object: %v", err)
-	}
-	bad := []struct {
-		name string
-		b    []byte
-	}{
-		{"no magic", []byte("k9s\x00")},
-		{"truncated length", []byte("k8s\x00\x12\x05ab")},
-		{"bad wire type", []byte("k8s\x00\x0f")},
-		{"field zero", []byte("k8s\x00\x02\x00")},
-	}
-	for _, b := range bad {
-		t.Run(b.name, func(t *testing.T) {
-			if _, err := parseEnvelope(b.b); err == nil {
-				t.Error("no error")
-			}
-		})
-	}
-	if _, _, _, ok := objectIdentity([]byte{0x0a, 0x00}); ok {
-		t.Error("identity read from empty metadata")
 	}
 }
 
@@ -159,14 +124,14 @@ func TestDropManagedFieldsCutsThemBeforeDecoding(t *testing.T) {
 				c := streamServer(t, media, body)
 				r := c.Get().Resource("configmaps")
 				if tt.drop {
-					r = r.DropManagedFields()
+					r = r.Hints(codec.Hints{DropManagedFields: true})
 				}
 				w, err := r.Watch(context.Background(), func() kruntime.Object { return &corev1.ConfigMap{} })
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer w.Stop()
-				for range 2 { // the second event reuses the trimmer's buffers
+				for range 2 { // the second event reuses the cut's buffers
 					got := (<-w.ResultChan()).Object.(*corev1.ConfigMap)
 					want := tt.obj.DeepCopy()
 					if tt.drop {

@@ -6,7 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubego/kubego/internal/dedup"
+	"github.com/kubego/kubego/internal/codec/dedup"
 )
 
 // Two decoded objects with equal labels end up holding one map: values are

@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubego/kubego/internal/codec/layout"
 )
 
 // action says what the walker does with a value of one type.
@@ -114,14 +116,14 @@ func (t *Table) walk(ptr unsafe.Pointer, p *plan) {
 	switch p.act {
 	case actString:
 		if sp := (*string)(ptr); *sp != "" {
-			*sp = t.String(*sp)
+			*sp = t.shareString(*sp)
 		}
 	case actStruct:
 		for _, f := range p.fields {
 			fp := unsafe.Add(ptr, f.off)
 			if f.p.act == actString { // inline: most fields are strings
 				if s := (*string)(fp); *s != "" {
-					*s = t.String(*s)
+					*s = t.shareString(*s)
 				}
 				continue
 			}
@@ -132,19 +134,19 @@ func (t *Table) walk(ptr unsafe.Pointer, p *plan) {
 			t.walk(q, p.elem)
 		}
 	case actSlice:
-		h := (*sliceHeader)(ptr)
-		for i := range h.len {
-			t.walk(unsafe.Add(h.data, uintptr(i)*p.elemSize), p.elem)
+		h := (*layout.Slice)(ptr)
+		for i := range h.Len {
+			t.walk(unsafe.Add(h.Data, uintptr(i)*p.elemSize), p.elem)
 		}
 	case actStringMap:
 		if mp := (*map[string]string)(ptr); *mp != nil {
-			if c := t.StringMap(*mp); !sameMap(c, *mp) {
+			if c := t.shareStringMap(*mp); !layout.SameMap(c, *mp) {
 				*mp = c
 			}
 		}
 	case actResourceList:
 		if mp := (*corev1.ResourceList)(ptr); *mp != nil {
-			if c := t.ResourceList(*mp); !sameMap(c, *mp) {
+			if c := t.shareResourceList(*mp); !layout.SameMap(c, *mp) {
 				*mp = c
 			}
 		}
@@ -155,22 +157,11 @@ func (t *Table) walk(ptr unsafe.Pointer, p *plan) {
 	}
 }
 
-// sliceHeader is the layout of every Go slice.
-type sliceHeader struct {
-	data     unsafe.Pointer
-	len, cap int
-}
-
-// sameMap reports whether two maps are the same map (not merely equal).
-func sameMap[M ~map[K]V, K comparable, V any](a, b M) bool {
-	return *(*unsafe.Pointer)(unsafe.Pointer(&a)) == *(*unsafe.Pointer)(unsafe.Pointer(&b))
-}
-
-// ResourceList returns a list equal to m, shared with earlier calls when an
+// shareResourceList returns a list equal to m, shared with earlier calls when an
 // equal list was seen (same names, same canonical quantities, same
 // formats). Every Quantity's canonical string is fixed first, so String on
 // the result never writes. m must be held by nobody else.
-func (t *Table) ResourceList(m corev1.ResourceList) corev1.ResourceList {
+func (t *Table) shareResourceList(m corev1.ResourceList) corev1.ResourceList {
 	if m == nil {
 		return m
 	}
@@ -206,7 +197,7 @@ func (t *Table) ResourceList(m corev1.ResourceList) corev1.ResourceList {
 	}
 	for _, e := range entries[:n] {
 		// Storing the copy stores its computed string too.
-		m[corev1.ResourceName(t.String(string(e.n)))] = e.k
+		m[corev1.ResourceName(t.shareString(string(e.n)))] = e.k
 	}
 	if again {
 		t.maps.put(key, reflect.ValueOf(m))
@@ -255,10 +246,10 @@ func (t *Table) reflectMap(v reflect.Value, quantities bool) {
 	again := t.recurring(h)
 	keyType, elemType := v.Type().Key(), v.Type().Elem()
 	for it := v.MapRange(); it.Next(); {
-		k := reflect.ValueOf(t.String(it.Key().String())).Convert(keyType)
+		k := reflect.ValueOf(t.shareString(it.Key().String())).Convert(keyType)
 		e := it.Value()
 		if !quantities {
-			e = reflect.ValueOf(t.String(e.String())).Convert(elemType)
+			e = reflect.ValueOf(t.shareString(e.String())).Convert(elemType)
 		}
 		v.SetMapIndex(k, e)
 	}
@@ -294,7 +285,7 @@ func (t *Table) walkLike(ptr, prev unsafe.Pointer, p *plan) {
 		case *sp == *pp:
 			*sp = *pp
 		case *sp != "":
-			*sp = t.String(*sp)
+			*sp = t.shareString(*sp)
 		}
 	case actStruct:
 		for _, f := range p.fields {
@@ -306,7 +297,7 @@ func (t *Table) walkLike(ptr, prev unsafe.Pointer, p *plan) {
 				case *s == *ps:
 					*s = *ps
 				default:
-					*s = t.String(*s)
+					*s = t.shareString(*s)
 				}
 				continue
 			}
@@ -322,14 +313,14 @@ func (t *Table) walkLike(ptr, prev unsafe.Pointer, p *plan) {
 			t.walkLike(q, pq, p.elem)
 		}
 	case actSlice:
-		h, ph := (*sliceHeader)(ptr), (*sliceHeader)(prev)
-		if h.len != ph.len {
+		h, ph := (*layout.Slice)(ptr), (*layout.Slice)(prev)
+		if h.Len != ph.Len {
 			t.walk(ptr, p)
 			return
 		}
-		for i := range h.len {
+		for i := range h.Len {
 			off := uintptr(i) * p.elemSize
-			t.walkLike(unsafe.Add(h.data, off), unsafe.Add(ph.data, off), p.elem)
+			t.walkLike(unsafe.Add(h.Data, off), unsafe.Add(ph.Data, off), p.elem)
 		}
 	case actStringMap:
 		mp, pm := (*map[string]string)(ptr), (*map[string]string)(prev)

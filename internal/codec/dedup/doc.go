@@ -34,12 +34,12 @@
 // held by the table alone is therefore bounded, and dropping a value from
 // the table never changes an object.
 //
-// A decoder can share values before it allocates them: [Table.ShareBytes]
-// looks a string up by its bytes and [Table.SharedMap] a map by the bytes
-// of its encoded entries (internal/protodec uses these), so an object
-// decoded that way needs no walk afterwards.
+// A decoder can share values before it allocates them: a [Session]
+// ([Table.Begin]) looks a string up by its bytes and a map by the bytes of
+// its encoded entries (internal/codec/protodec decodes through one), so an
+// object decoded that way needs no walk afterwards.
 //
-// Object and ObjectLike are safe for concurrent use (they lock the table);
-// the decoder methods are called with the lock held (see [Table.Lock]).
-// String and StringMap are for a single goroutine (tests, examples).
+// Every method of a Table is safe for concurrent use. A Session holds its
+// table until it ends, so that a decoder locks once per message, not once
+// per value; it is for the goroutine that began it.
 package dedup
