@@ -6,7 +6,7 @@ GO ?= go
 FUZZTIME ?= 5s
 TEST_TIMEOUT ?= 60m
 
-.PHONY: test demo dev controlplane unit fuzz vet bench test-faults
+.PHONY: test demo demo-intro dev controlplane unit fuzz vet bench test-faults
 
 ## test: vet, build the control plane if needed, run every test with -race
 ## (unit and integration), run each fuzz target briefly, vet and unit-test
@@ -17,8 +17,15 @@ test: vet controlplane
 	cd bench && $(GO) vet ./... && $(GO) test -race ./...
 
 ## demo: start a local control plane, run the demo against it, stop.
-demo: controlplane
+demo: demo-intro controlplane
 	$(GO) run ./examples/demo
+
+demo-intro:
+	@echo "make demo starts etcd + kube-apiserver on loopback, runs the labeler controller"
+	@echo "(examples/labeler) against them, creates three Deployments, shows them labeled"
+	@echo "and stops. The first run builds the control plane (about 15 minutes on 2 cores);"
+	@echo "meanwhile, read README.md and examples/labeler/labeler/labeler.go."
+	@echo "compiling kubego's command-line tool..."
 
 ## dev: a local control plane until Ctrl-C (prints the KUBECONFIG to use).
 dev: controlplane
