@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/kubego/kubego/auth"
@@ -54,29 +55,30 @@ func v1Config() auth.ExecConfig {
 }
 
 func TestExecCachesUntilExpiry(t *testing.T) {
-	clk := newClock()
-	p := &plugin{answer: func(n int) (string, string, error) {
-		return cred(auth.ExecAPIV1, fmt.Sprintf("tok-%d", n), clk.Now().Add(time.Minute)), "", nil
-	}}
-	ex, err := auth.NewExec(auth.ExecOptions{Config: v1Config(), Runner: p, Now: clk.Now, Environ: func() []string { return nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &server{accept: "tok-1"}
-	rt := ex.WrapTransport(srv)
-	for range 3 {
-		if code := get(t, rt); code != 200 {
-			t.Fatalf("code %d", code)
+	synctest.Test(t, func(t *testing.T) {
+		p := &plugin{answer: func(n int) (string, string, error) {
+			return cred(auth.ExecAPIV1, fmt.Sprintf("tok-%d", n), time.Now().Add(time.Minute)), "", nil
+		}}
+		ex, err := auth.NewExec(auth.ExecOptions{Config: v1Config(), Runner: p, Environ: func() []string { return nil }})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if p.count() != 1 {
-		t.Fatalf("runs = %d before expiry, want 1", p.count())
-	}
-	clk.Add(time.Minute)
-	srv.setAccept("tok-2")
-	if code := get(t, rt); code != 200 || p.count() != 2 {
-		t.Fatalf("after expiry: code %d runs %d; want 200 and 2 runs", code, p.count())
-	}
+		srv := &server{accept: "tok-1"}
+		rt := ex.WrapTransport(srv)
+		for range 3 {
+			if code := get(t, rt); code != 200 {
+				t.Fatalf("code %d", code)
+			}
+		}
+		if p.count() != 1 {
+			t.Fatalf("runs = %d before expiry, want 1", p.count())
+		}
+		time.Sleep(time.Minute)
+		srv.setAccept("tok-2")
+		if code := get(t, rt); code != 200 || p.count() != 2 {
+			t.Fatalf("after expiry: code %d runs %d; want 200 and 2 runs", code, p.count())
+		}
+	})
 }
 
 func TestExecReRunsOnceOn401(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/scheme"
 	"github.com/kubego/kubego/workqueue"
@@ -67,7 +68,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Clock is the time source of the queue and of durations. Nil means
 	// the system clock.
-	Clock workqueue.Clock
+	Clock clock.Clock
 	// Registerer, if set, receives the controller's metrics: its workqueue's
 	// (package promqueue, "name" label = Name) and the reconcile counters
 	// and durations. Nil means no metrics work at all.
@@ -89,7 +90,7 @@ type Controller struct {
 	factory *informer.Factory
 	queue   *workqueue.Queue[Request]
 	log     *slog.Logger
-	clock   workqueue.Clock
+	clock   clock.Clock
 	metrics *boundMetrics // nil: none
 	tracer  trace.Tracer  // nil: none
 
@@ -149,11 +150,8 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 		name:    opts.Name,
 		opts:    opts,
 		factory: factory,
-		clock:   opts.Clock,
+		clock:   clock.Or(opts.Clock),
 		log:     opts.Logger,
-	}
-	if c.clock == nil {
-		c.clock = systemClock{}
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -391,12 +389,4 @@ func (c *Controller) informerStates(fn func(name string, synced bool)) {
 	for _, s := range c.opts.Sources {
 		fn(s.informerName(), s.hasSynced())
 	}
-}
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-func (systemClock) AfterFunc(d time.Duration, f func()) workqueue.Timer {
-	return time.AfterFunc(d, f)
 }

@@ -9,19 +9,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/rest"
 )
 
 // DefaultTTL is how long a snapshot is used before it is fetched again,
 // when Options.TTL is zero.
 const DefaultTTL = 10 * time.Minute
-
-// Clock tells the time. Tests inject a fake one.
-type Clock interface{ Now() time.Time }
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
 
 // Options configure a Client. The zero value caches in memory for
 // DefaultTTL and not on disk.
@@ -36,7 +30,7 @@ type Options struct {
 	// DisableAggregated asks for legacy per-group discovery only.
 	DisableAggregated bool
 	// Clock tells the time for TTLs. Nil means the real clock.
-	Clock Clock
+	Clock clock.Clock
 	// Logger receives warnings about unreadable or unwritable cache files.
 	// Nil means slog.Default().
 	Logger *slog.Logger
@@ -48,7 +42,7 @@ type Options struct {
 type Client struct {
 	rest   *rest.Client
 	opts   Options
-	clock  Clock
+	clock  clock.Clock
 	logger *slog.Logger
 	disk   *diskCache // nil without CacheDir
 
@@ -60,10 +54,7 @@ type Client struct {
 
 // New returns a discovery Client talking through rc.
 func New(rc *rest.Client, opts Options) *Client {
-	c := &Client{rest: rc, opts: opts, clock: opts.Clock, logger: opts.Logger}
-	if c.clock == nil {
-		c.clock = realClock{}
-	}
+	c := &Client{rest: rc, opts: opts, clock: clock.Or(opts.Clock), logger: opts.Logger}
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}

@@ -12,14 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/rest"
 )
-
-// Clock tells the time for creationTimestamp, deletionTimestamp and
-// managedFields. Nil means the real clock.
-type Clock interface {
-	Now() time.Time
-}
 
 // Options configures a Server. The zero value serves every built-in kind
 // with default settings.
@@ -40,8 +35,9 @@ type Options struct {
 	// kinds. More can be added with Server.Register.
 	Resources []Resource
 
-	// Clock tells the time. Nil means time.Now.
-	Clock Clock
+	// Clock tells the time for creationTimestamp, deletionTimestamp and
+	// managedFields. Nil means the wall clock.
+	Clock clock.Clock
 
 	// Logger receives one debug line per request. Nil means no logging.
 	Logger *slog.Logger
@@ -59,7 +55,7 @@ type Options struct {
 // methods are safe for concurrent use.
 type Server struct {
 	opts   Options
-	clock  Clock
+	clock  clock.Clock
 	logger *slog.Logger
 
 	mu  sync.Mutex // guards reg, st, fms
@@ -79,10 +75,6 @@ type fmKey struct {
 	gvr schema.GroupVersionResource
 	sub string
 }
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
 
 // ErrInvalidObject is returned (wrapped) by NewServer's Add and by Register
 // for objects or resources the server cannot take.
@@ -111,15 +103,12 @@ func NewServer(opts Options, objects ...runtime.Object) *Server {
 	}
 	s := &Server{
 		opts:   opts,
-		clock:  opts.Clock,
+		clock:  clock.Or(opts.Clock),
 		logger: opts.Logger,
 		reg:    newRegistry(),
 		st:     newStore(opts.HistoryWindow),
 		fms:    map[fmKey]*managedfields.FieldManager{},
 		closed: make(chan struct{}),
-	}
-	if s.clock == nil {
-		s.clock = realClock{}
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/clock"
 )
 
 // FactoryOptions configures a [Factory]. The zero value is valid.
@@ -26,7 +28,7 @@ type FactoryOptions struct {
 	// Logger receives records of every informer; nil discards them.
 	Logger *slog.Logger
 	// Clock is the time source; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// FailFastAfter applies to every informer (see Options.FailFastAfter):
 	// 0 means 3 permanent failures in a row, negative disables.
 	FailFastAfter int

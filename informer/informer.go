@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kubego/kubego/internal/dedup"
 	"log/slog"
 	"reflect"
 	"slices"
@@ -12,6 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/dedup"
 )
 
 // MutationDetection selects whether an informer checks its cached objects
@@ -67,7 +69,7 @@ type Options[T Object] struct {
 	// that detected mutations then go to slog.Default()).
 	Logger *slog.Logger
 	// Clock is the time source; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// FailFastAfter is how many calls in a row (LIST, WATCH, or obtaining
 	// the ListerWatcher from a Source) must fail with a permanent error
 	// (see [IsPermanent]: 401, 403, 404, [ErrPermanent]) before
@@ -108,7 +110,7 @@ type Informer[T Object] struct {
 	store  *Store[T]
 	detect *detector[T]
 	log    *slog.Logger
-	clock  Clock
+	clock  clock.Clock
 
 	refl     atomic.Pointer[Reflector[T]]
 	started  atomic.Bool
@@ -142,7 +144,7 @@ func New[T Object](lw ListerWatcher[T], opts Options[T]) *Informer[T] {
 }
 
 func newInformer[T Object](getLW func(context.Context) (ListerWatcher[T], error), opts Options[T]) *Informer[T] {
-	i := &Informer[T]{opts: opts, getLW: getLW, name: opts.Name, log: opts.Logger, clock: opts.Clock,
+	i := &Informer[T]{opts: opts, getLW: getLW, name: opts.Name, log: opts.Logger, clock: clock.Or(opts.Clock),
 		syncedCh: make(chan struct{}), stopped: make(chan struct{}), poke: make(chan struct{}, 1),
 		failSig: make(chan struct{})}
 	if i.name == "" {
@@ -150,9 +152,6 @@ func newInformer[T Object](getLW func(context.Context) (ListerWatcher[T], error)
 	}
 	if i.log == nil {
 		i.log = slog.New(slog.DiscardHandler)
-	}
-	if i.clock == nil {
-		i.clock = RealClock{}
 	}
 	on := opts.MutationDetection == DetectOn || (opts.MutationDetection == DetectAuto && testing.Testing())
 	if on {
@@ -451,7 +450,7 @@ func (i *Informer[T]) source(ctx context.Context) ListerWatcher[T] {
 		}
 		i.srcMu.Unlock()
 		i.failed()
-		c, stop := i.clock.NewTimer(b.next(i.clock.Now()))
+		c, stop := clock.NewTimer(i.clock, b.next(i.clock.Now()))
 		select {
 		case <-ctx.Done():
 			stop()
@@ -496,7 +495,7 @@ func (i *Informer[T]) resyncLoop(ctx context.Context) {
 		var wait <-chan time.Time
 		stop := func() bool { return false }
 		if !next.IsZero() {
-			wait, stop = i.clock.NewTimer(next.Sub(now))
+			wait, stop = clock.NewTimer(i.clock, next.Sub(now))
 		}
 		select {
 		case <-ctx.Done():
@@ -511,7 +510,7 @@ func (i *Informer[T]) resyncLoop(ctx context.Context) {
 
 func (i *Informer[T]) mutationLoop(ctx context.Context) {
 	for {
-		c, stop := i.clock.NewTimer(i.opts.MutationCheckInterval)
+		c, stop := clock.NewTimer(i.clock, i.opts.MutationCheckInterval)
 		select {
 		case <-ctx.Done():
 			stop()

@@ -15,6 +15,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/clock"
 )
 
 // HintingSink is an optional extension of [Sink]: a sink that says what it
@@ -78,7 +80,7 @@ type ReflectorOptions struct {
 	// Backoff configures the delay after failures.
 	Backoff Backoff
 	// Clock is the time source; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// Logger receives debug and warning records; nil discards them.
 	Logger *slog.Logger
 	// Name identifies the reflector in logs and errors.
@@ -139,7 +141,7 @@ type Reflector[T Object] struct {
 	// hinting is sink when it is a HintingSink, else nil.
 	hinting HintingSink[T]
 	opts    ReflectorOptions
-	clock   Clock
+	clock   clock.Clock
 	log     *slog.Logger
 
 	phase atomic.Int32 // Phase after the last step, for observers
@@ -171,11 +173,8 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 		opts.ListTimeout = time.Minute
 	}
 	opts.Backoff = opts.Backoff.withDefaults()
-	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: opts.Clock, log: opts.Logger}
+	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: clock.Or(opts.Clock), log: opts.Logger}
 	r.hinting, _ = sink.(HintingSink[T])
-	if r.clock == nil {
-		r.clock = RealClock{}
-	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -198,7 +197,7 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 			continue
 		}
 		r.log.Debug("reflector backing off", "reflector", r.opts.Name, "delay", wait, "phase", s.phase)
-		c, stop := r.clock.NewTimer(wait)
+		c, stop := clock.NewTimer(r.clock, wait)
 		select {
 		case <-ctx.Done():
 			stop()
@@ -343,7 +342,7 @@ func (r *Reflector[T]) openStream(ctx context.Context, s *state[T], now time.Tim
 
 // collectInitial reads a streaming watch until its end bookmark.
 func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Duration {
-	timer, stopTimer := r.clock.NewTimer(s.deadline.Sub(r.clock.Now()))
+	timer, stopTimer := clock.NewTimer(r.clock, s.deadline.Sub(r.clock.Now()))
 	defer stopTimer()
 	var index map[Key]int // built lazily if the stream modifies or deletes
 	abandon := func(err error) time.Duration {
@@ -555,7 +554,7 @@ func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 		}
 	}
 	deadline := s.started.Add(s.watchFor + watchGrace(s.watchFor))
-	stalled, stopTimer := r.clock.NewTimer(deadline.Sub(r.clock.Now()))
+	stalled, stopTimer := clock.NewTimer(r.clock, deadline.Sub(r.clock.Now()))
 	defer stopTimer()
 	for {
 		select {

@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubego/kubego/clock"
 )
 
 // Defaults of the Config durations, as in client-go and kube-controller-manager.
@@ -56,7 +58,7 @@ type Config struct {
 	ReleaseOnCancel bool
 
 	// Clock is the time source; nil means the system clock.
-	Clock Clock
+	Clock clock.Clock
 	// Logger receives state changes (Info) and failed store calls (Warn,
 	// Debug while following); nil means no logging.
 	Logger *slog.Logger
@@ -95,9 +97,7 @@ func (c Config) resolved() (Config, error) {
 	if c.RetryPeriod == 0 {
 		c.RetryPeriod = DefaultRetryPeriod
 	}
-	if c.Clock == nil {
-		c.Clock = systemClock{}
-	}
+	c.Clock = clock.Or(c.Clock)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

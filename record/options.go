@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/scheme"
 )
 
@@ -67,7 +68,7 @@ type Options struct {
 	MaxAttempts int
 
 	// Clock is the time source; nil means the system clock.
-	Clock Clock
+	Clock clock.Clock
 	// Logger receives invalid calls and failed writes; nil means none.
 	Logger *slog.Logger
 	// Metrics receives drops and writes; nil means none.
@@ -88,9 +89,7 @@ func (o Options) resolved() (Options, error) {
 	if o.Scheme == nil {
 		o.Scheme = scheme.Default()
 	}
-	if o.Clock == nil {
-		o.Clock = systemClock{}
-	}
+	o.Clock = clock.Or(o.Clock)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -7,6 +7,8 @@ import (
 
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubego/kubego/clock"
 )
 
 // job is one write the worker does, prepared under the lock.
@@ -41,7 +43,7 @@ func (r *Recorder) run(ctx context.Context) {
 			return
 		}
 		var fired chan struct{}
-		var tm Timer
+		var tm clock.Timer
 		if !next.IsZero() {
 			fired = make(chan struct{})
 			tm = r.opts.Clock.AfterFunc(next.Sub(now), func() { close(fired) })
