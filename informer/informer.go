@@ -428,7 +428,7 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 
 // source obtains the ListerWatcher, retrying with backoff; nil when ctx ends.
 func (i *Informer[T]) source(ctx context.Context) ListerWatcher[T] {
-	b := backoffState{cfg: i.opts.Reflector.Backoff.withDefaults()}
+	b := backoffState{cfg: reflectorBackoff(i.opts.Reflector.Backoff, i.opts.Reflector.BackoffResetAfter)}
 	for {
 		lw, err := i.getLW(ctx)
 		if err == nil {

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubego/kubego/backoff"
 	"github.com/kubego/kubego/clock"
 )
 
@@ -77,8 +78,15 @@ type ReflectorOptions struct {
 	// arrived by then fails the attempt (and is retried with backoff). 0
 	// means one minute, kube-apiserver's own default request timeout.
 	ListTimeout time.Duration
-	// Backoff configures the delay after failures.
-	Backoff Backoff
+	// Backoff is the delay after failures (of a list, a watch, or a watch
+	// that ends at once). Zero fields take the defaults: Initial 800ms,
+	// Max 30s, Factor 2 (used when below 1), Jitter 1.0, so a delay d is
+	// waited as a random time in [d, 2d); a negative Jitter means none.
+	// Steps is ignored: the reflector never gives up.
+	Backoff backoff.Backoff
+	// BackoffResetAfter is how long without a failure starts the delay
+	// again from Backoff.Initial. Zero means two minutes.
+	BackoffResetAfter time.Duration
 	// Clock is the time source; nil means the wall clock.
 	Clock clock.Clock
 	// Logger receives debug and warning records; nil discards them.
@@ -142,6 +150,7 @@ type Reflector[T Object] struct {
 	hinting HintingSink[T]
 	opts    ReflectorOptions
 	clock   clock.Clock
+	backoff backoffConfig
 	log     *slog.Logger
 
 	phase atomic.Int32 // Phase after the last step, for observers
@@ -172,8 +181,8 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 	if opts.ListTimeout <= 0 {
 		opts.ListTimeout = time.Minute
 	}
-	opts.Backoff = opts.Backoff.withDefaults()
-	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: clock.Or(opts.Clock), log: opts.Logger}
+	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: clock.Or(opts.Clock), log: opts.Logger,
+		backoff: reflectorBackoff(opts.Backoff, opts.BackoffResetAfter)}
 	r.hinting, _ = sink.(HintingSink[T])
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -184,7 +193,7 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 // Run drives the reflector until ctx is done. Failures are retried (with
 // backoff) and reported through LastError, never returned.
 func (r *Reflector[T]) Run(ctx context.Context) {
-	s := &state[T]{streaming: !r.opts.DisableStreaming, backoff: backoffState{cfg: r.opts.Backoff}}
+	s := &state[T]{streaming: !r.opts.DisableStreaming, backoff: backoffState{cfg: r.backoff}}
 	defer func() {
 		if s.w != nil {
 			s.w.Stop()

@@ -3,6 +3,7 @@ package workqueue
 import (
 	"time"
 
+	"github.com/kubego/kubego/backoff"
 	"github.com/kubego/kubego/clock"
 )
 
@@ -27,7 +28,7 @@ type RateLimiter[K comparable] interface {
 // clock. The bucket only paces retries; first adds are never limited.
 func DefaultRateLimiter[K comparable](c clock.Clock) *MaxOf[K] {
 	return NewMaxOf(
-		NewExponential[K](ExponentialOptions{}),
+		NewExponential[K](backoff.Backoff{}),
 		NewBucket[K](BucketOptions{Clock: c}),
 	)
 }
