@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/scheme"
 	"github.com/kubego/kubego/workqueue"
 	"github.com/kubego/kubego/workqueue/promqueue"
@@ -64,7 +65,9 @@ type Options struct {
 	// Scheme finds the kind of the For type for Owns sources. Nil means
 	// scheme.Default() (the built-in kinds).
 	Scheme *runtime.Scheme
-	// Logger receives the controller's records; nil discards them.
+	// Logger receives the controller's records. Nil means errors (failed
+	// reconciles, panics) and warnings go to slog.Default() and info
+	// records nowhere.
 	Logger *slog.Logger
 	// Clock is the time source of the queue and of durations. Nil means
 	// the system clock.
@@ -153,9 +156,7 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 		clock:   clock.Or(opts.Clock),
 		log:     opts.Logger,
 	}
-	if c.log == nil {
-		c.log = slog.New(slog.DiscardHandler)
-	}
+	c.log = defaultlog.Or(c.log)
 	if opts.TracerProvider != nil {
 		c.tracer = opts.TracerProvider.Tracer(tracerName)
 	}

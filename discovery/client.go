@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -32,7 +33,7 @@ type Options struct {
 	// Clock tells the time for TTLs. Nil means the real clock.
 	Clock clock.Clock
 	// Logger receives warnings about unreadable or unwritable cache files.
-	// Nil means slog.Default().
+	// Nil means slog.Default() (for warnings; nothing else is logged).
 	Logger *slog.Logger
 }
 
@@ -55,9 +56,7 @@ type Client struct {
 // New returns a discovery Client talking through rc.
 func New(rc *rest.Client, opts Options) *Client {
 	c := &Client{rest: rc, opts: opts, clock: clock.Or(opts.Clock), logger: opts.Logger}
-	if c.logger == nil {
-		c.logger = slog.Default()
-	}
+	c.logger = defaultlog.Or(c.logger)
 	if c.opts.TTL == 0 {
 		c.opts.TTL = DefaultTTL
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -39,7 +40,9 @@ type Options struct {
 	// managedFields. Nil means the wall clock.
 	Clock clock.Clock
 
-	// Logger receives one debug line per request. Nil means no logging.
+	// Logger receives one debug line per request and a warning for each
+	// object or resource of these Options it could not add. Nil means
+	// warnings go to slog.Default() and debug lines nowhere.
 	Logger *slog.Logger
 
 	// Version is what /version answers. The zero value reports v1.37.2.
@@ -110,9 +113,7 @@ func NewServer(opts Options, objects ...runtime.Object) *Server {
 		fms:    map[fmKey]*managedfields.FieldManager{},
 		closed: make(chan struct{}),
 	}
-	if s.logger == nil {
-		s.logger = slog.New(slog.DiscardHandler)
-	}
+	s.logger = defaultlog.Or(s.logger)
 	// kube-apiserver creates these namespaces itself at start.
 	s.mu.Lock()
 	for _, ns := range []string{"default", "kube-node-lease", "kube-public", "kube-system"} {

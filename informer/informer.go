@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/internal/dedup"
+	"github.com/kubego/kubego/internal/defaultlog"
 )
 
 // MutationDetection selects whether an informer checks its cached objects
@@ -65,8 +66,9 @@ type Options[T Object] struct {
 	// that period while detection is on. Objects are always checked when
 	// they are written and when the informer stops.
 	MutationCheckInterval time.Duration
-	// Logger receives the informer's records; nil discards them (except
-	// that detected mutations then go to slog.Default()).
+	// Logger receives the informer's records. Nil means warnings and errors
+	// (a failing source, list or watch, a detected mutation) go to
+	// slog.Default() and debug records nowhere.
 	Logger *slog.Logger
 	// Clock is the time source; nil means the wall clock.
 	Clock clock.Clock
@@ -150,17 +152,12 @@ func newInformer[T Object](getLW func(context.Context) (ListerWatcher[T], error)
 	if i.name == "" {
 		i.name = reflect.TypeFor[T]().String()
 	}
-	if i.log == nil {
-		i.log = slog.New(slog.DiscardHandler)
-	}
+	i.log = defaultlog.Or(i.log)
 	on := opts.MutationDetection == DetectOn || (opts.MutationDetection == DetectAuto && testing.Testing())
 	if on {
 		report := opts.MutationReporter
 		if report == nil {
-			lg := opts.Logger
-			if lg == nil {
-				lg = slog.Default()
-			}
+			lg := i.log
 			report = func(err *MutationError) {
 				lg.Error("cached object mutated", "informer", err.Informer, "key", err.Key.String(), "changed", err.Paths)
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubego/kubego/backoff"
 	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/defaultlog"
 )
 
 // HintingSink is an optional extension of [Sink]: a sink that says what it
@@ -89,7 +90,9 @@ type ReflectorOptions struct {
 	BackoffResetAfter time.Duration
 	// Clock is the time source; nil means the wall clock.
 	Clock clock.Clock
-	// Logger receives debug and warning records; nil discards them.
+	// Logger receives debug and warning records (every failed list or
+	// watch, a relist after 410 Gone included, is a warning). Nil means
+	// warnings go to slog.Default() and debug records nowhere.
 	Logger *slog.Logger
 	// Name identifies the reflector in logs and errors.
 	Name string
@@ -184,9 +187,7 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: clock.Or(opts.Clock), log: opts.Logger,
 		backoff: reflectorBackoff(opts.Backoff, opts.BackoffResetAfter)}
 	r.hinting, _ = sink.(HintingSink[T])
-	if r.log == nil {
-		r.log = slog.New(slog.DiscardHandler)
-	}
+	r.log = defaultlog.Or(r.log)
 	return r
 }
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/defaultlog"
 )
 
 // Defaults of the Config durations, as in client-go and kube-controller-manager.
@@ -60,7 +61,8 @@ type Config struct {
 	// Clock is the time source; nil means the system clock.
 	Clock clock.Clock
 	// Logger receives state changes (Info) and failed store calls (Warn,
-	// Debug while following); nil means no logging.
+	// Debug while following). Nil means warnings (leadership lost, a
+	// failed renewal or release) go to slog.Default() and the rest nowhere.
 	Logger *slog.Logger
 	// Metrics receives the leader status; nil means none.
 	Metrics Metrics
@@ -98,9 +100,7 @@ func (c Config) resolved() (Config, error) {
 		c.RetryPeriod = DefaultRetryPeriod
 	}
 	c.Clock = clock.Or(c.Clock)
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
+	c.Logger = defaultlog.Or(c.Logger)
 	switch {
 	case c.Lock.Name == "":
 		return c, &ConfigError{"Lock.Name", "required"}

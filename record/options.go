@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/scheme"
 )
 
@@ -69,7 +70,8 @@ type Options struct {
 
 	// Clock is the time source; nil means the system clock.
 	Clock clock.Clock
-	// Logger receives invalid calls and failed writes; nil means none.
+	// Logger receives invalid calls and failed writes (errors and
+	// warnings). Nil means slog.Default().
 	Logger *slog.Logger
 	// Metrics receives drops and writes; nil means none.
 	Metrics Metrics
@@ -90,9 +92,7 @@ func (o Options) resolved() (Options, error) {
 		o.Scheme = scheme.Default()
 	}
 	o.Clock = clock.Or(o.Clock)
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
+	o.Logger = defaultlog.Or(o.Logger)
 	def := func(v *int, d int, name string) error {
 		switch {
 		case *v == 0:

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/kubego/kubego/internal/defaultlog"
 )
 
 // EnvBinDir names an environment variable pointing at a directory with
@@ -47,9 +49,7 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // once: a file lock serialises builds, and a finished build is visible to all.
 // Progress is logged at info level because a first build takes minutes.
 func EnsureBinaries(ctx context.Context, log *slog.Logger) (Binaries, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = defaultlog.Or(log)
 	if dir := os.Getenv(EnvBinDir); dir != "" {
 		b := Binaries{APIServer: filepath.Join(dir, "kube-apiserver"), Etcd: filepath.Join(dir, "etcd")}
 		for _, p := range []string{b.APIServer, b.Etcd} {

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -45,7 +46,9 @@ type Options struct {
 	// SIGKILL. Zero means 3 seconds.
 	StopGrace time.Duration
 
-	// Logger receives progress (notably of a first build). Nil discards.
+	// Logger receives progress (notably of a first build, at info level).
+	// Nil means the kubego default: warnings to slog.Default(), progress
+	// nowhere.
 	Logger *slog.Logger
 
 	// Output, when set, receives the raw output of both processes.
@@ -92,9 +95,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		opts.StopGrace = 3 * time.Second
 	}
 	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = defaultlog.Or(log)
 	bins, err := EnsureBinaries(ctx, log)
 	if err != nil {
 		return nil, err
