@@ -88,3 +88,26 @@ func TestJitteredStaysInRange(t *testing.T) {
 		}
 	}
 }
+
+// Delay takes a shortcut for a Factor of 2; it must agree with stepping
+// Next, the general path.
+func TestDelayDoublingAgreesWithNext(t *testing.T) {
+	for _, b := range []backoff.Backoff{
+		{Initial: 5 * time.Millisecond, Max: 1000 * time.Second, Factor: 2},
+		{Initial: 800 * time.Millisecond, Max: 30 * time.Second, Factor: 2},
+		{Initial: 3, Factor: 2},
+		{Initial: time.Second, Max: time.Second, Factor: 2},
+		{Factor: 2},
+	} {
+		d := b.Initial
+		if b.Max > 0 && d > b.Max {
+			d = b.Max
+		}
+		for n := 1; n < 80; n++ {
+			if got := b.Delay(n); got != d {
+				t.Fatalf("%+v: Delay(%d) = %v, stepping Next gives %v", b, n, got, d)
+			}
+			d = b.Next(d)
+		}
+	}
+}
