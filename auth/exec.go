@@ -51,8 +51,8 @@ type ExecOptions struct {
 	// wall clock.
 	Clock clock.Clock
 	// Logger receives a debug line per run (command, duration; no
-	// credentials). Nil means warnings and errors go to slog.Default()
-	// and debug lines nowhere.
+	// credentials) and a warning when a run after a 401 fails. Nil means
+	// warnings go to slog.Default() and debug lines nowhere.
 	Logger *slog.Logger
 }
 
@@ -171,6 +171,10 @@ func (e *Exec) refresh(ctx context.Context, used string) (string, error) {
 	}
 	c, err := e.run(ctx)
 	if err != nil {
+		// The caller gets the 401; without this line the reason would be
+		// lost. The error names the command and quotes only redacted
+		// stderr.
+		e.opts.Logger.Warn("exec credential plugin failed after a 401; returning the 401", "command", e.cfg.Command, "err", err)
 		return "", err
 	}
 	return c.token, nil

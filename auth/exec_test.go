@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -417,5 +418,28 @@ func BenchmarkExecCachedRoundTrip(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		rt.RoundTrip(req)
+	}
+}
+
+func TestExecWarnsWhenTheRunAfterA401Fails(t *testing.T) {
+	var logs strings.Builder
+	p := &plugin{answer: func(n int) (string, string, error) {
+		if n > 1 {
+			return "", "token service down (secret-arg-value)", errors.New("exit status 1")
+		}
+		return cred(auth.ExecAPIV1, "tok-1", time.Time{}), "", nil
+	}}
+	cfg := v1Config()
+	cfg.Args = []string{"secret-arg-value"}
+	ex, _ := auth.NewExec(auth.ExecOptions{Config: cfg, Runner: p, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if code := get(t, ex.WrapTransport(&server{accept: "tok-2"})); code != 401 {
+		t.Fatalf("code %d, want the 401", code)
+	}
+	out := logs.String()
+	if !strings.Contains(out, "level=WARN") || !strings.Contains(out, "token service down") {
+		t.Fatalf("no warning with the plugin's failure:\n%s", out)
+	}
+	if strings.Contains(out, "secret-arg-value") {
+		t.Fatalf("warning leaks an argument:\n%s", out)
 	}
 }
