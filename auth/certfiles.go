@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/kubego/kubego/internal/defaultlog"
 )
 
 // maxPEMBytes bounds a certificate or key file.
@@ -19,7 +21,7 @@ type CertFilesOptions struct {
 	CertFile string
 	KeyFile  string
 	// Logger receives a warning when a changed pair fails to load (the
-	// previous pair is kept). Nil means no logging.
+	// previous pair is kept). Nil means slog.Default(), at warn level.
 	Logger *slog.Logger
 }
 
@@ -57,6 +59,7 @@ func stamp(path string) (fileStamp, error) {
 // NewCertFiles loads the pair once, so that a missing file or a mismatched
 // pair is reported now. Errors name the files, never key material.
 func NewCertFiles(opts CertFilesOptions) (*CertFiles, error) {
+	opts.Logger = defaultlog.Or(opts.Logger)
 	c := &CertFiles{opts: opts}
 	if err := c.load(); err != nil {
 		return nil, err
@@ -99,7 +102,7 @@ func (c *CertFiles) GetClientCertificate(*tls.CertificateRequestInfo) (*tls.Cert
 	cs, err1 := stamp(c.opts.CertFile)
 	ks, err2 := stamp(c.opts.KeyFile)
 	if err1 == nil && err2 == nil && (cs != c.certStat || ks != c.keyStat) {
-		if err := c.load(); err != nil && c.opts.Logger != nil {
+		if err := c.load(); err != nil {
 			c.opts.Logger.Warn("reloading client certificate failed; keeping the previous one", "cert", c.opts.CertFile, "key", c.opts.KeyFile, "err", err)
 		}
 	}

@@ -1,12 +1,18 @@
-// Package auth provides the credentials a Kubernetes client sends: bearer
-// tokens read from a file that rotates, client certificates reloaded from
-// disk, HTTP basic auth, and exec credential plugins
-// (client.authentication.k8s.io/v1 and v1beta1).
+// Package auth provides the credentials a Kubernetes client gets from
+// outside its configuration: exec credential plugins
+// (client.authentication.k8s.io/v1 and v1beta1) and client certificates
+// reloaded from disk when they are rotated.
 //
-// Each credential source implements rest.Authenticator (WrapTransport), and
-// the ones that supply client certificates offer a GetClientCertificate
-// method for rest.TLSConfig.GetClientCertificate. Package kubeconfig builds
-// them from a kubeconfig file; programs can also build them directly:
+// Static bearer tokens, token files (such as a projected service-account
+// token) and HTTP basic auth are not here: they are rest.Config fields
+// (BearerToken, BearerTokenFile, Username/Password) with one implementation
+// in package rest, so a Config says each credential in exactly one place.
+//
+// [Exec] implements rest.Authenticator (WrapTransport, for Config.Auth) and
+// offers a GetClientCertificate method for
+// rest.TLSConfig.GetClientCertificate, as does [CertFiles]. Package
+// kubeconfig builds them from a kubeconfig file; programs can also build
+// them directly:
 //
 //	ex, err := auth.NewExec(auth.ExecOptions{Config: auth.ExecConfig{
 //		Command:    "my-login-plugin",
@@ -17,13 +23,14 @@
 //
 // # Tokens and 401
 //
-// A bearer-token authenticator adds "Authorization: Bearer <token>" to every
-// request that does not carry an Authorization header already. When the
-// server answers 401 Unauthorized, the authenticator fetches its credential
-// again once (re-reads the token file, re-runs the plugin). If that yields a
-// different token and the request body can be replayed (no body, or
-// Request.GetBody set), the request is sent once more; otherwise the 401 is
-// returned and later requests use the new token.
+// An exec plugin's token is sent through rest.BearerAuth, the same code
+// that sends Config.BearerToken and Config.BearerTokenFile: "Authorization:
+// Bearer <token>" on every request that does not carry an Authorization
+// header already. When the server answers 401 Unauthorized, the plugin is
+// run again once. If that yields a different token and the request body
+// can be replayed (no body, or Request.GetBody set), the request is sent
+// once more; otherwise the 401 is returned and later requests use the new
+// token.
 //
 // # Exec plugins
 //
@@ -39,10 +46,17 @@
 // interactiveMode Always without a terminal is an error (ErrInteractiveRequired)
 // and the plugin is not run.
 //
+// # Logging
+//
+// ExecOptions.Logger and CertFilesOptions.Logger default, like every kubego
+// logger, to slog.Default() for warnings and errors only: a client
+// certificate that fails to reload is reported there; the debug line per
+// plugin run is not.
+//
 // # Secrets
 //
-// No value in this package logs or returns a secret: tokens, passwords and
-// private keys never appear in error messages, String or GoString output.
+// No value in this package logs or returns a secret: tokens and private
+// keys never appear in error messages, String or GoString output.
 // An exec plugin's stderr is quoted in errors (truncated) with its
 // configured env values, args and the last token it returned replaced by
 // "<redacted>"; its stdout, which carries the credential, is never quoted.

@@ -5,12 +5,11 @@ import "errors"
 // Sentinel errors. Errors returned by this package wrap one of them; test
 // with errors.Is.
 var (
-	// ErrEmptyToken: a token file or plugin yielded no token.
-	ErrEmptyToken = errors.New("empty token")
 	// ErrInvalidToken: a token contains characters not allowed in an HTTP
 	// header (such as a newline inside it).
 	ErrInvalidToken = errors.New("token contains characters not allowed in a header")
-	// ErrTooLarge: a token file or plugin output exceeds its size bound.
+	// ErrTooLarge: a certificate or key file, or a plugin's output, exceeds
+	// its size bound.
 	ErrTooLarge = errors.New("input too large")
 	// ErrInvalidCertificate: a client certificate or key does not parse, or
 	// they do not match.

@@ -13,6 +13,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/defaultlog"
+	"github.com/kubego/kubego/rest"
 )
 
 // DefaultExecTimeout bounds one plugin run when ExecOptions.Timeout is zero.
@@ -43,10 +47,12 @@ type ExecOptions struct {
 	Environ func() []string
 	// Runner runs the plugin. Nil means os/exec.
 	Runner Runner
-	// Now is the clock used for expiry. Nil means time.Now.
-	Now func() time.Time
+	// Clock tells the time for expiry and run durations. Nil means the
+	// wall clock.
+	Clock clock.Clock
 	// Logger receives a debug line per run (command, duration; no
-	// credentials). Nil means no logging.
+	// credentials) and a warning when a run after a 401 fails. Nil means
+	// warnings go to slog.Default() and debug lines nowhere.
 	Logger *slog.Logger
 }
 
@@ -75,9 +81,8 @@ func NewExec(opts ExecOptions) (*Exec, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultExecTimeout
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Clock = clock.Or(opts.Clock)
+	opts.Logger = defaultlog.Or(opts.Logger)
 	if opts.Runner == nil {
 		opts.Runner = osRunner{}
 	}
@@ -111,7 +116,7 @@ func (e *Exec) valid() *credential {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	c := e.cur
-	if c == nil || (!c.expiry.IsZero() && !e.opts.Now().Before(c.expiry)) {
+	if c == nil || (!c.expiry.IsZero() && !e.opts.Clock.Now().Before(c.expiry)) {
 		return nil
 	}
 	return c
@@ -166,15 +171,20 @@ func (e *Exec) refresh(ctx context.Context, used string) (string, error) {
 	}
 	c, err := e.run(ctx)
 	if err != nil {
+		// The caller gets the 401; without this line the reason would be
+		// lost. The error names the command and quotes only redacted
+		// stderr.
+		e.opts.Logger.Warn("exec credential plugin failed after a 401; returning the 401", "command", e.cfg.Command, "err", err)
 		return "", err
 	}
 	return c.token, nil
 }
 
-// WrapTransport implements rest.Authenticator: requests carry the plugin's
-// token (when it returned one). On a 401 the plugin is run again once.
+// WrapTransport implements rest.Authenticator through rest.BearerAuth:
+// requests carry the plugin's token (when it returned one). On a 401 the
+// plugin is run again once.
 func (e *Exec) WrapTransport(rt http.RoundTripper) http.RoundTripper {
-	return &bearerTransport{src: e, next: rt}
+	return rest.BearerAuth(execTokens{e}).WrapTransport(rt)
 }
 
 // GetClientCertificate returns the plugin's client certificate, running the
@@ -231,14 +241,12 @@ func (e *Exec) run(ctx context.Context) (*credential, error) {
 
 	runCtx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
-	start := e.opts.Now()
+	start := e.opts.Clock.Now()
 	e.mu.Lock()
 	e.runs++
 	e.mu.Unlock()
 	stdout, stderr, err := e.opts.Runner.Run(runCtx, cmd)
-	if e.opts.Logger != nil {
-		e.opts.Logger.Debug("ran exec credential plugin", "command", e.cfg.Command, "duration", e.opts.Now().Sub(start), "ok", err == nil)
-	}
+	e.opts.Logger.Debug("ran exec credential plugin", "command", e.cfg.Command, "duration", e.opts.Clock.Now().Sub(start), "ok", err == nil)
 	switch {
 	case err == nil:
 	case isNotFound(err):

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/kubego/kubego/auth"
@@ -54,29 +56,30 @@ func v1Config() auth.ExecConfig {
 }
 
 func TestExecCachesUntilExpiry(t *testing.T) {
-	clk := newClock()
-	p := &plugin{answer: func(n int) (string, string, error) {
-		return cred(auth.ExecAPIV1, fmt.Sprintf("tok-%d", n), clk.Now().Add(time.Minute)), "", nil
-	}}
-	ex, err := auth.NewExec(auth.ExecOptions{Config: v1Config(), Runner: p, Now: clk.Now, Environ: func() []string { return nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &server{accept: "tok-1"}
-	rt := ex.WrapTransport(srv)
-	for range 3 {
-		if code := get(t, rt); code != 200 {
-			t.Fatalf("code %d", code)
+	synctest.Test(t, func(t *testing.T) {
+		p := &plugin{answer: func(n int) (string, string, error) {
+			return cred(auth.ExecAPIV1, fmt.Sprintf("tok-%d", n), time.Now().Add(time.Minute)), "", nil
+		}}
+		ex, err := auth.NewExec(auth.ExecOptions{Config: v1Config(), Runner: p, Environ: func() []string { return nil }})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if p.count() != 1 {
-		t.Fatalf("runs = %d before expiry, want 1", p.count())
-	}
-	clk.Add(time.Minute)
-	srv.setAccept("tok-2")
-	if code := get(t, rt); code != 200 || p.count() != 2 {
-		t.Fatalf("after expiry: code %d runs %d; want 200 and 2 runs", code, p.count())
-	}
+		srv := &server{accept: "tok-1"}
+		rt := ex.WrapTransport(srv)
+		for range 3 {
+			if code := get(t, rt); code != 200 {
+				t.Fatalf("code %d", code)
+			}
+		}
+		if p.count() != 1 {
+			t.Fatalf("runs = %d before expiry, want 1", p.count())
+		}
+		time.Sleep(time.Minute)
+		srv.setAccept("tok-2")
+		if code := get(t, rt); code != 200 || p.count() != 2 {
+			t.Fatalf("after expiry: code %d runs %d; want 200 and 2 runs", code, p.count())
+		}
+	})
 }
 
 func TestExecReRunsOnceOn401(t *testing.T) {
@@ -415,5 +418,28 @@ func BenchmarkExecCachedRoundTrip(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		rt.RoundTrip(req)
+	}
+}
+
+func TestExecWarnsWhenTheRunAfterA401Fails(t *testing.T) {
+	var logs strings.Builder
+	p := &plugin{answer: func(n int) (string, string, error) {
+		if n > 1 {
+			return "", "token service down (secret-arg-value)", errors.New("exit status 1")
+		}
+		return cred(auth.ExecAPIV1, "tok-1", time.Time{}), "", nil
+	}}
+	cfg := v1Config()
+	cfg.Args = []string{"secret-arg-value"}
+	ex, _ := auth.NewExec(auth.ExecOptions{Config: cfg, Runner: p, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if code := get(t, ex.WrapTransport(&server{accept: "tok-2"})); code != 401 {
+		t.Fatalf("code %d, want the 401", code)
+	}
+	out := logs.String()
+	if !strings.Contains(out, "level=WARN") || !strings.Contains(out, "token service down") {
+		t.Fatalf("no warning with the plugin's failure:\n%s", out)
+	}
+	if strings.Contains(out, "secret-arg-value") {
+		t.Fatalf("warning leaks an argument:\n%s", out)
 	}
 }

@@ -2,7 +2,7 @@ package auth
 
 import "github.com/kubego/kubego/internal/boundedread"
 
-// ErrNotRegularFile: a token, certificate or key file is not a regular file
+// ErrNotRegularFile: a certificate or key file is not a regular file
 // (a device or a pipe could block or never end).
 var ErrNotRegularFile = boundedread.ErrNotRegular
 

@@ -3,31 +3,30 @@ package client
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubego/kubego/backoff"
 )
 
-// Backoff says how often and how fast to retry. The zero value means
-// DefaultBackoff().
-type Backoff struct {
-	// Steps is the number of attempts, the first included. Zero means 5.
-	Steps int
-	// Duration is the wait before the second attempt. Zero means 10ms.
-	Duration time.Duration
-	// Factor multiplies the wait after each retry; below 1 means 1.
-	Factor float64
-	// Jitter adds up to Jitter×wait of random extra wait; 0 means none.
-	Jitter float64
-	// Cap bounds a single wait; zero means no bound.
-	Cap time.Duration
+// Conflict retry defaults, for zero fields of the Backoff given to
+// RetryOnConflict.
+const (
+	defaultConflictSteps   = 5
+	defaultConflictInitial = 10 * time.Millisecond
+)
+
+// DefaultBackoff is the backoff of conflict retries, used when
+// RetryOnConflict is given a zero Backoff: 5 attempts, 10ms apart with 10%
+// jitter, as conflicts usually clear at once.
+func DefaultBackoff() backoff.Backoff {
+	return backoff.Backoff{Steps: defaultConflictSteps, Initial: defaultConflictInitial, Factor: 1, Jitter: 0.1}
 }
 
-// DefaultBackoff is the backoff of conflict retries: 5 attempts, 10ms
-// apart with 10% jitter, as conflicts usually clear at once.
-func DefaultBackoff() Backoff {
-	return Backoff{Steps: 5, Duration: 10 * time.Millisecond, Factor: 1, Jitter: 0.1}
+// isZero reports whether b has no field set.
+func isZero(b backoff.Backoff) bool {
+	return b.Initial == 0 && b.Max == 0 && b.Factor == 0 && b.Jitter == 0 && b.Steps == 0 && b.Rand == nil
 }
 
 // RetryOnConflict calls fn until it returns something other than a
@@ -36,22 +35,24 @@ func DefaultBackoff() Backoff {
 // the last conflict error after b.Steps attempts, or the context's error
 // (wrapping the last conflict too) when ctx ends first.
 //
+// A zero b means DefaultBackoff(). Otherwise zero fields mean: Steps 5,
+// Initial 10ms, Factor 1 (also for a Factor below 1), no Max, no jitter.
+// The wait after attempt n is b.Delay(n) plus its jitter, so with Jitter
+// set a wait may exceed Max by up to Jitter×Max.
+//
 // fn must re-read the object and re-apply its change on each call: a
 // conflict means the copy it changed was stale.
-func RetryOnConflict(ctx context.Context, b Backoff, fn func(ctx context.Context) error) error {
-	if b == (Backoff{}) {
+func RetryOnConflict(ctx context.Context, b backoff.Backoff, fn func(ctx context.Context) error) error {
+	if isZero(b) {
 		b = DefaultBackoff()
 	}
 	if b.Steps <= 0 {
-		b.Steps = 5
+		b.Steps = defaultConflictSteps
 	}
-	if b.Duration <= 0 {
-		b.Duration = 10 * time.Millisecond
+	if b.Initial <= 0 {
+		b.Initial = defaultConflictInitial
 	}
-	if b.Factor < 1 {
-		b.Factor = 1
-	}
-	wait := b.Duration
+	wait := b.Delay(1)
 	var err error
 	for attempt := 1; ; attempt++ {
 		if cerr := ctx.Err(); cerr != nil {
@@ -64,23 +65,13 @@ func RetryOnConflict(ctx context.Context, b Backoff, fn func(ctx context.Context
 		if err == nil || !apierrors.IsConflict(err) || attempt >= b.Steps {
 			return err
 		}
-		d := wait
-		if b.Jitter > 0 {
-			d += time.Duration(rand.Float64() * b.Jitter * float64(d))
-		}
-		if b.Cap > 0 && d > b.Cap {
-			d = b.Cap
-		}
-		t := time.NewTimer(d)
+		t := time.NewTimer(b.Jittered(wait))
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return fmt.Errorf("%w (last attempt: %w)", ctx.Err(), err)
 		case <-t.C:
 		}
-		wait = time.Duration(float64(wait) * b.Factor)
-		if b.Cap > 0 && wait > b.Cap {
-			wait = b.Cap
-		}
+		wait = b.Next(wait)
 	}
 }

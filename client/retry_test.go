@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubego/kubego/backoff"
 	"github.com/kubego/kubego/client"
 )
 
@@ -20,15 +21,15 @@ func TestRetryOnConflict(t *testing.T) {
 	tests := []struct {
 		name      string
 		results   []error
-		backoff   client.Backoff
+		backoff   backoff.Backoff
 		wantCalls int
 		wantErr   func(error) bool
 		wantWait  time.Duration
 	}{
-		{"success at once", []error{nil}, client.Backoff{}, 1, func(err error) bool { return err == nil }, 0},
-		{"conflicts then success", []error{errConflict, errConflict, nil}, client.Backoff{Steps: 5, Duration: time.Second, Factor: 2}, 3, func(err error) bool { return err == nil }, 3 * time.Second},
-		{"other errors are returned at once", []error{other}, client.Backoff{}, 1, func(err error) bool { return errors.Is(err, other) }, 0},
-		{"gives up after Steps with the conflict", []error{errConflict, errConflict, errConflict}, client.Backoff{Steps: 3, Duration: time.Second, Cap: 1500 * time.Millisecond, Factor: 10}, 3, apierrors.IsConflict, 2500 * time.Millisecond},
+		{"success at once", []error{nil}, backoff.Backoff{}, 1, func(err error) bool { return err == nil }, 0},
+		{"conflicts then success", []error{errConflict, errConflict, nil}, backoff.Backoff{Steps: 5, Initial: time.Second, Factor: 2}, 3, func(err error) bool { return err == nil }, 3 * time.Second},
+		{"other errors are returned at once", []error{other}, backoff.Backoff{}, 1, func(err error) bool { return errors.Is(err, other) }, 0},
+		{"gives up after Steps with the conflict", []error{errConflict, errConflict, errConflict}, backoff.Backoff{Steps: 3, Initial: time.Second, Max: 1500 * time.Millisecond, Factor: 10}, 3, apierrors.IsConflict, 2500 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +56,7 @@ func TestRetryOnConflictStopsWithContext(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
 		defer cancel()
 		calls := 0
-		err := client.RetryOnConflict(ctx, client.Backoff{Steps: 100, Duration: time.Second}, func(context.Context) error {
+		err := client.RetryOnConflict(ctx, backoff.Backoff{Steps: 100, Initial: time.Second}, func(context.Context) error {
 			calls++
 			return errConflict
 		})

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubego/kubego/backoff"
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/rest"
 )
@@ -417,7 +418,7 @@ func TestRetryOnConflictAgainstTheServer(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range each {
-				err := client.RetryOnConflict(ctx, client.Backoff{Steps: 100, Duration: 5 * time.Millisecond, Jitter: 1}, func(ctx context.Context) error {
+				err := client.RetryOnConflict(ctx, backoff.Backoff{Steps: 100, Initial: 5 * time.Millisecond, Jitter: 1}, func(ctx context.Context) error {
 					cm, err := cms.Get(ctx, "counter", metav1.GetOptions{})
 					if err != nil {
 						return err

@@ -16,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/scheme"
 	"github.com/kubego/kubego/workqueue"
 	"github.com/kubego/kubego/workqueue/promqueue"
@@ -63,11 +65,13 @@ type Options struct {
 	// Scheme finds the kind of the For type for Owns sources. Nil means
 	// scheme.Default() (the built-in kinds).
 	Scheme *runtime.Scheme
-	// Logger receives the controller's records; nil discards them.
+	// Logger receives the controller's records. Nil means errors (failed
+	// reconciles, panics) and warnings go to slog.Default() and info
+	// records nowhere.
 	Logger *slog.Logger
 	// Clock is the time source of the queue and of durations. Nil means
 	// the system clock.
-	Clock workqueue.Clock
+	Clock clock.Clock
 	// Registerer, if set, receives the controller's metrics: its workqueue's
 	// (package promqueue, "name" label = Name) and the reconcile counters
 	// and durations. Nil means no metrics work at all.
@@ -89,7 +93,7 @@ type Controller struct {
 	factory *informer.Factory
 	queue   *workqueue.Queue[Request]
 	log     *slog.Logger
-	clock   workqueue.Clock
+	clock   clock.Clock
 	metrics *boundMetrics // nil: none
 	tracer  trace.Tracer  // nil: none
 
@@ -149,15 +153,10 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 		name:    opts.Name,
 		opts:    opts,
 		factory: factory,
-		clock:   opts.Clock,
+		clock:   clock.Or(opts.Clock),
 		log:     opts.Logger,
 	}
-	if c.clock == nil {
-		c.clock = systemClock{}
-	}
-	if c.log == nil {
-		c.log = slog.New(slog.DiscardHandler)
-	}
+	c.log = defaultlog.Or(c.log)
 	if opts.TracerProvider != nil {
 		c.tracer = opts.TracerProvider.Tracer(tracerName)
 	}
@@ -391,12 +390,4 @@ func (c *Controller) informerStates(fn func(name string, synced bool)) {
 	for _, s := range c.opts.Sources {
 		fn(s.informerName(), s.hasSynced())
 	}
-}
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-func (systemClock) AfterFunc(d time.Duration, f func()) workqueue.Timer {
-	return time.AfterFunc(d, f)
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/backoff"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/workqueue"
 )
@@ -259,7 +260,7 @@ func TestOutcomes(t *testing.T) {
 				h := startController(t, newMemSource(cm("a")), Options{
 					Reconciler:  rec,
 					Sources:     []Source{For[*corev1.ConfigMap](SourceOptions{})},
-					RateLimiter: workqueue.NewExponential[Request](workqueue.ExponentialOptions{Base: time.Second}),
+					RateLimiter: workqueue.NewExponential[Request](backoff.Backoff{Initial: time.Second}),
 				})
 				time.Sleep(time.Hour)
 				synctest.Wait()
@@ -293,7 +294,7 @@ func TestPanicsAndErrorsAreCounted(t *testing.T) {
 			return Result{}, nil
 		}}
 		h := startController(t, newMemSource(cm("a")), Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})},
-			RateLimiter: workqueue.NewExponential[Request](workqueue.ExponentialOptions{Base: time.Second})})
+			RateLimiter: workqueue.NewExponential[Request](backoff.Backoff{Initial: time.Second})})
 		time.Sleep(time.Hour)
 		synctest.Wait()
 		m := h.ctl.metrics

@@ -3,6 +3,8 @@ package controller
 import (
 	"context"
 	"log/slog"
+
+	"github.com/kubego/kubego/internal/defaultlog"
 )
 
 type loggerKey struct{}
@@ -21,7 +23,8 @@ func withLogger(ctx context.Context, l *slog.Logger, req Request) context.Contex
 
 // LoggerFrom returns the logger of the reconcile running with ctx: the
 // controller's Options.Logger with "controller" and "request" attributes.
-// Outside a reconcile it returns a logger that discards everything.
+// Outside a reconcile it returns the default every kubego package uses
+// without a logger: warnings and errors to slog.Default(), nothing else.
 //
 // The "request" attribute is attached only when a record is actually
 // handled (or the logger is extended with With or WithGroup), so a call
@@ -31,7 +34,7 @@ func LoggerFrom(ctx context.Context) *slog.Logger {
 	if l, ok := ctx.Value(loggerKey{}).(reconcileLogger); ok {
 		return slog.New(&requestHandler{next: l.log.Handler(), req: l.req})
 	}
-	return slog.New(slog.DiscardHandler)
+	return defaultlog.New()
 }
 
 // requestHandler is next with a "request" attribute added lazily: the

@@ -23,6 +23,7 @@ import (
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/leaderelection"
 	"github.com/kubego/kubego/leaderelection/promleader"
 	"github.com/kubego/kubego/rest"
@@ -93,7 +94,8 @@ type ManagerOptions struct {
 	// tracing.
 	TracerProvider trace.TracerProvider
 	// Logger receives the Manager's records and is the default logger of
-	// its controllers; nil discards them.
+	// its controllers, informers, client and leader election. Nil means
+	// errors and warnings go to slog.Default() and info records nowhere.
 	Logger *slog.Logger
 }
 
@@ -143,9 +145,7 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 		opts.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
 	}
 	m := &Manager{opts: opts, log: opts.Logger, elected: make(chan struct{}), serving: make(chan struct{})}
-	if m.log == nil {
-		m.log = slog.New(slog.DiscardHandler)
-	}
+	m.log = defaultlog.Or(m.log)
 	m.registry = opts.Registry
 	if m.registry == nil {
 		m.registry = prometheus.NewRegistry()

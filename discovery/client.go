@@ -9,19 +9,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/rest"
 )
 
 // DefaultTTL is how long a snapshot is used before it is fetched again,
 // when Options.TTL is zero.
 const DefaultTTL = 10 * time.Minute
-
-// Clock tells the time. Tests inject a fake one.
-type Clock interface{ Now() time.Time }
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
 
 // Options configure a Client. The zero value caches in memory for
 // DefaultTTL and not on disk.
@@ -36,9 +31,9 @@ type Options struct {
 	// DisableAggregated asks for legacy per-group discovery only.
 	DisableAggregated bool
 	// Clock tells the time for TTLs. Nil means the real clock.
-	Clock Clock
+	Clock clock.Clock
 	// Logger receives warnings about unreadable or unwritable cache files.
-	// Nil means slog.Default().
+	// Nil means slog.Default() (for warnings; nothing else is logged).
 	Logger *slog.Logger
 }
 
@@ -48,7 +43,7 @@ type Options struct {
 type Client struct {
 	rest   *rest.Client
 	opts   Options
-	clock  Clock
+	clock  clock.Clock
 	logger *slog.Logger
 	disk   *diskCache // nil without CacheDir
 
@@ -60,13 +55,8 @@ type Client struct {
 
 // New returns a discovery Client talking through rc.
 func New(rc *rest.Client, opts Options) *Client {
-	c := &Client{rest: rc, opts: opts, clock: opts.Clock, logger: opts.Logger}
-	if c.clock == nil {
-		c.clock = realClock{}
-	}
-	if c.logger == nil {
-		c.logger = slog.Default()
-	}
+	c := &Client{rest: rc, opts: opts, clock: clock.Or(opts.Clock), logger: opts.Logger}
+	c.logger = defaultlog.Or(c.logger)
 	if c.opts.TTL == 0 {
 		c.opts.TTL = DefaultTTL
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/clock"
 )
 
 // DefaultMinRefreshInterval is how often, at most, a RESTMapper refreshes
@@ -20,7 +22,7 @@ type MapperOptions struct {
 	// DefaultMinRefreshInterval.
 	MinRefreshInterval time.Duration
 	// Clock tells the time. Nil means the discovery client's clock.
-	Clock Clock
+	Clock clock.Clock
 }
 
 // RESTMapper maps between kinds and resources of one server: GVK to GVR
@@ -32,7 +34,7 @@ type MapperOptions struct {
 type RESTMapper struct {
 	d        *Client
 	minEvery time.Duration
-	clock    Clock
+	clock    clock.Clock
 
 	mu          sync.Mutex
 	idx         *index

@@ -12,14 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/rest"
 )
-
-// Clock tells the time for creationTimestamp, deletionTimestamp and
-// managedFields. Nil means the real clock.
-type Clock interface {
-	Now() time.Time
-}
 
 // Options configures a Server. The zero value serves every built-in kind
 // with default settings.
@@ -40,10 +36,13 @@ type Options struct {
 	// kinds. More can be added with Server.Register.
 	Resources []Resource
 
-	// Clock tells the time. Nil means time.Now.
-	Clock Clock
+	// Clock tells the time for creationTimestamp, deletionTimestamp and
+	// managedFields. Nil means the wall clock.
+	Clock clock.Clock
 
-	// Logger receives one debug line per request. Nil means no logging.
+	// Logger receives one debug line per request and a warning for each
+	// object or resource of these Options it could not add. Nil means
+	// warnings go to slog.Default() and debug lines nowhere.
 	Logger *slog.Logger
 
 	// Version is what /version answers. The zero value reports v1.37.2.
@@ -59,7 +58,7 @@ type Options struct {
 // methods are safe for concurrent use.
 type Server struct {
 	opts   Options
-	clock  Clock
+	clock  clock.Clock
 	logger *slog.Logger
 
 	mu  sync.Mutex // guards reg, st, fms
@@ -79,10 +78,6 @@ type fmKey struct {
 	gvr schema.GroupVersionResource
 	sub string
 }
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
 
 // ErrInvalidObject is returned (wrapped) by NewServer's Add and by Register
 // for objects or resources the server cannot take.
@@ -111,19 +106,14 @@ func NewServer(opts Options, objects ...runtime.Object) *Server {
 	}
 	s := &Server{
 		opts:   opts,
-		clock:  opts.Clock,
+		clock:  clock.Or(opts.Clock),
 		logger: opts.Logger,
 		reg:    newRegistry(),
 		st:     newStore(opts.HistoryWindow),
 		fms:    map[fmKey]*managedfields.FieldManager{},
 		closed: make(chan struct{}),
 	}
-	if s.clock == nil {
-		s.clock = realClock{}
-	}
-	if s.logger == nil {
-		s.logger = slog.New(slog.DiscardHandler)
-	}
+	s.logger = defaultlog.Or(s.logger)
 	// kube-apiserver creates these namespaces itself at start.
 	s.mu.Lock()
 	for _, ns := range []string{"default", "kube-node-lease", "kube-public", "kube-system"} {

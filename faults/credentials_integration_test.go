@@ -15,16 +15,19 @@ import (
 
 	"github.com/kubego/kubego/auth"
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 )
 
 // Scenario 13 (token file): the informer authenticates with a service
-// account token read from a file (auth.TokenFile). The token is bound to
-// a Secret; the test writes a new token into the file and deletes the old
-// token's Secret, which revokes it. After the server's token cache
-// expires, the watch is cut: the new watch meets 401 and the client must
-// re-read the file and carry on without losing events.
+// account token read from a file (rest.Config.BearerTokenFile). The token
+// is bound to a Secret; the test writes a new token into the file and
+// deletes the old token's Secret, which revokes it. After the server's
+// token cache expires, the watch is cut: the new watch meets 401 and the
+// client must re-read the file and carry on without losing events. The
+// client's clock is frozen, so the token never ages out of its cache: only
+// the 401 can make it re-read the file.
 //
 // Scenario 13 (exec plugin): the same rotation, with the token coming from
 // an exec credential plugin (a shell script) whose credentials expire
@@ -32,17 +35,14 @@ import (
 // after expiry.
 func TestCredentialRotation(t *testing.T) {
 	t.Run("token file", func(t *testing.T) {
-		testRotation(t, func(t *testing.T, path string) rest.Authenticator {
-			tf, err := auth.NewTokenFile(auth.TokenFileOptions{Path: path, MaxAge: time.Hour})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return tf
+		testRotation(t, func(t *testing.T, path string, cfg *rest.Config) {
+			cfg.BearerTokenFile = path
+			cfg.Clock = frozenClock{at: time.Now()}
 		}, nil)
 	})
 	t.Run("exec plugin with expiring credentials", func(t *testing.T) {
 		var ex *auth.Exec
-		testRotation(t, func(t *testing.T, path string) rest.Authenticator {
+		testRotation(t, func(t *testing.T, path string, cfg *rest.Config) {
 			script := filepath.Join(t.TempDir(), "plugin.sh")
 			if err := os.WriteFile(script, []byte(pluginScript), 0o700); err != nil {
 				t.Fatal(err)
@@ -55,7 +55,7 @@ func TestCredentialRotation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return ex
+			cfg.Auth = ex
 		}, func() {
 			t.Logf("plugin runs: %d", ex.Runs())
 			// One run for the first request; the informer's next request
@@ -75,7 +75,16 @@ exp=$(date -u -d "+2 seconds" +%Y-%m-%dT%H:%M:%SZ)
 printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s","expirationTimestamp":"%s"}}' "$tok" "$exp"
 `
 
-func testRotation(t *testing.T, mkAuth func(t *testing.T, path string) rest.Authenticator, after func()) {
+// frozenClock is a clock.Clock whose Now never moves; its timers are real.
+type frozenClock struct{ at time.Time }
+
+func (c frozenClock) Now() time.Time { return c.at }
+
+func (frozenClock) AfterFunc(d time.Duration, f func()) clock.Timer { return time.AfterFunc(d, f) }
+
+// testRotation runs the scenario; setAuth puts the credential reading the
+// token file at path into the informer's Config.
+func testRotation(t *testing.T, setAuth func(t *testing.T, path string, cfg *rest.Config), after func()) {
 	cp := testenv.Shared(t)
 	admin := newClient(t, cp.Config())
 	p := newTCPProxy(t, apiAddr(t, cp.APIServer().URL()))
@@ -89,7 +98,9 @@ func testRotation(t *testing.T, mkAuth func(t *testing.T, path string) rest.Auth
 		if err := os.WriteFile(tokenPath, []byte(tok), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		return &rest.Config{Host: p.URL(), TLS: rest.TLSConfig{CAData: cp.CAData()}, Auth: mkAuth(t, tokenPath)}
+		cfg := &rest.Config{Host: p.URL(), TLS: rest.TLSConfig{CAData: cp.CAData()}}
+		setAuth(t, tokenPath, cfg)
+		return cfg
 	}}
 	r.do(t, func(ctx context.Context, w *watched, wr *writer) {
 		tok, _ := boundToken(t, admin, nsName, "tok-2")

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/backoff"
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/rest"
@@ -133,7 +134,7 @@ func startInformer(t *testing.T, cfg *rest.Config, ns string, ropts informer.Ref
 	t.Helper()
 	w := &watched{rec: newRecorder(), cnt: &counter{}, base: snapshotGoroutines()}
 	if ropts.Backoff.Max == 0 {
-		ropts.Backoff = informer.Backoff{Initial: 200 * time.Millisecond, Max: 2 * time.Second}
+		ropts.Backoff = backoff.Backoff{Initial: 200 * time.Millisecond, Max: 2 * time.Second}
 	}
 	c := newClient(t, w.cnt.wrap(cfg))
 	w.inf = informer.New(client.For[*corev1.ConfigMap](c).Namespace(ns).ListerWatcher(), informer.Options[*corev1.ConfigMap]{

@@ -1,58 +1,61 @@
 package informer
 
 import (
-	"math/rand/v2"
 	"time"
+
+	"github.com/kubego/kubego/backoff"
 )
 
-// Backoff configures the delay between failed attempts: Initial, doubled
-// (times Factor) after each consecutive failure up to Max, plus a random
-// jitter of up to Jitter×delay. After ResetAfter without a failure the delay
-// starts again from Initial. Zero fields take the defaults: 800ms, 30s,
-// factor 2, jitter 1.0 (delay in [d, 2d)), reset after 2 minutes; a negative
-// Jitter disables jitter.
-type Backoff struct {
-	Initial    time.Duration
-	Max        time.Duration
-	Factor     float64
-	Jitter     float64
-	ResetAfter time.Duration
-	// Rand returns a float in [0,1); nil uses math/rand/v2. Tests set it to
-	// make delays exact.
-	Rand func() float64
+// The reflector's backoff defaults, for zero fields of
+// ReflectorOptions.Backoff and BackoffResetAfter: 800ms doubling up to 30s,
+// each delay plus a random extra of up to the delay itself (so in [d, 2d)),
+// starting again from 800ms after two minutes without a failure.
+const (
+	defaultBackoffInitial    = 800 * time.Millisecond
+	defaultBackoffMax        = 30 * time.Second
+	defaultBackoffFactor     = 2
+	defaultBackoffJitter     = 1.0
+	defaultBackoffResetAfter = 2 * time.Minute
+)
+
+// backoffConfig is a reflector's backoff with the defaults applied.
+type backoffConfig struct {
+	backoff.Backoff
+	resetAfter time.Duration
 }
 
-func (b Backoff) withDefaults() Backoff {
+// reflectorBackoff applies the defaults: a zero Initial, Max or
+// resetAfter, and a Factor below 1, take the default; Jitter zero means
+// the default and a negative Jitter means none; Max below Initial is
+// Initial. Steps is ignored: a reflector never gives up.
+func reflectorBackoff(b backoff.Backoff, resetAfter time.Duration) backoffConfig {
 	if b.Initial <= 0 {
-		b.Initial = 800 * time.Millisecond
+		b.Initial = defaultBackoffInitial
 	}
 	if b.Max <= 0 {
-		b.Max = 30 * time.Second
+		b.Max = defaultBackoffMax
 	}
 	if b.Max < b.Initial {
 		b.Max = b.Initial
 	}
 	if b.Factor < 1 {
-		b.Factor = 2
+		b.Factor = defaultBackoffFactor
 	}
 	if b.Jitter < 0 {
 		b.Jitter = 0
 	} else if b.Jitter == 0 {
-		b.Jitter = 1
+		b.Jitter = defaultBackoffJitter
 	}
-	if b.ResetAfter <= 0 {
-		b.ResetAfter = 2 * time.Minute
+	if resetAfter <= 0 {
+		resetAfter = defaultBackoffResetAfter
 	}
-	if b.Rand == nil {
-		b.Rand = rand.Float64
-	}
-	return b
+	return backoffConfig{Backoff: b, resetAfter: resetAfter}
 }
 
 // backoffState is the mutable part: the last base delay and when it was
 // handed out. Not safe for concurrent use (it lives inside a reflector state).
 type backoffState struct {
-	cfg     Backoff
+	cfg     backoffConfig
 	current time.Duration // base delay of the last failure, 0 before any
 	last    time.Time     // when the last failure happened
 }
@@ -60,11 +63,11 @@ type backoffState struct {
 // next records a failure at now and returns how long to wait.
 func (s *backoffState) next(now time.Time) time.Duration {
 	switch {
-	case s.current == 0 || now.Sub(s.last) >= s.cfg.ResetAfter:
+	case s.current == 0 || now.Sub(s.last) >= s.cfg.resetAfter:
 		s.current = s.cfg.Initial
 	default:
-		s.current = min(time.Duration(float64(s.current)*s.cfg.Factor), s.cfg.Max)
+		s.current = s.cfg.Next(s.current)
 	}
 	s.last = now
-	return s.current + time.Duration(s.cfg.Jitter*s.cfg.Rand()*float64(s.current))
+	return s.cfg.Jittered(s.current)
 }

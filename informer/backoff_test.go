@@ -8,44 +8,48 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/backoff"
 )
 
 func TestBackoff(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	tests := []struct {
-		name string
-		cfg  Backoff
-		at   []time.Duration // failure times after t0
-		want []time.Duration
+		name  string
+		cfg   backoff.Backoff
+		reset time.Duration
+		at    []time.Duration // failure times after t0
+		want  []time.Duration
 	}{
 		{
 			name: "doubles from 800ms and caps at 30s",
-			cfg:  Backoff{Rand: func() float64 { return 0 }},
+			cfg:  backoff.Backoff{Rand: func() float64 { return 0 }},
 			at:   []time.Duration{0, 1, 2, 3, 4, 5, 6, 7},
 			want: []time.Duration{800 * time.Millisecond, 1600 * time.Millisecond, 3200 * time.Millisecond, 6400 * time.Millisecond, 12800 * time.Millisecond, 25600 * time.Millisecond, 30 * time.Second, 30 * time.Second},
 		},
 		{
 			name: "resets after a stable period",
-			cfg:  Backoff{Rand: func() float64 { return 0 }},
+			cfg:  backoff.Backoff{Rand: func() float64 { return 0 }},
 			at:   []time.Duration{0, time.Second, 3 * time.Minute, 3*time.Minute + time.Second},
 			want: []time.Duration{800 * time.Millisecond, 1600 * time.Millisecond, 800 * time.Millisecond, 1600 * time.Millisecond},
 		},
 		{
 			name: "jitter adds up to Jitter times the delay",
-			cfg:  Backoff{Jitter: 0.5, Rand: func() float64 { return 0.5 }},
+			cfg:  backoff.Backoff{Jitter: 0.5, Rand: func() float64 { return 0.5 }},
 			at:   []time.Duration{0, 1},
 			want: []time.Duration{1000 * time.Millisecond, 2000 * time.Millisecond},
 		},
 		{
-			name: "configurable bounds",
-			cfg:  Backoff{Initial: time.Second, Max: 3 * time.Second, Factor: 3, Jitter: -1, ResetAfter: time.Minute},
-			at:   []time.Duration{0, 1, 2, 2 * time.Minute},
-			want: []time.Duration{time.Second, 3 * time.Second, 3 * time.Second, time.Second},
+			name:  "configurable bounds",
+			cfg:   backoff.Backoff{Initial: time.Second, Max: 3 * time.Second, Factor: 3, Jitter: -1},
+			reset: time.Minute,
+			at:    []time.Duration{0, 1, 2, 2 * time.Minute},
+			want:  []time.Duration{time.Second, 3 * time.Second, 3 * time.Second, time.Second},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := backoffState{cfg: tt.cfg.withDefaults()}
+			s := backoffState{cfg: reflectorBackoff(tt.cfg, tt.reset)}
 			for i, at := range tt.at {
 				if got := s.next(t0.Add(at)); got != tt.want[i] {
 					t.Fatalf("failure %d: delay %v, want %v", i, got, tt.want[i])

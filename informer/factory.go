@@ -11,6 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/defaultlog"
 )
 
 // FactoryOptions configures a [Factory]. The zero value is valid.
@@ -23,10 +26,11 @@ type FactoryOptions struct {
 	MutationDetection     MutationDetection
 	MutationReporter      MutationReporter
 	MutationCheckInterval time.Duration
-	// Logger receives records of every informer; nil discards them.
+	// Logger receives records of every informer. Nil means warnings and
+	// errors go to slog.Default() and debug records nowhere.
 	Logger *slog.Logger
 	// Clock is the time source; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// FailFastAfter applies to every informer (see Options.FailFastAfter):
 	// 0 means 3 permanent failures in a row, negative disables.
 	FailFastAfter int
@@ -113,9 +117,7 @@ type Factory struct {
 // NewFactory returns a factory whose informers list and watch through src.
 func NewFactory(src Source, opts FactoryOptions) *Factory {
 	f := &Factory{src: src, opts: opts, log: opts.Logger, entries: map[factoryKey]*factoryEntry{}}
-	if f.log == nil {
-		f.log = slog.New(slog.DiscardHandler)
-	}
+	f.log = defaultlog.Or(f.log)
 	return f
 }
 

@@ -12,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/backoff"
 )
 
 func forbidden() error { return apierrors.NewForbidden(gr, "", errors.New("no RBAC grant")) }
@@ -42,7 +44,7 @@ func TestWaitForSyncFailFast(t *testing.T) {
 			lw := (&fakeLW{}).
 				onWatch(watchFail(forbidden()), watchFail(forbidden())).
 				onList(listErr(forbidden()))
-			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: ReflectorOptions{Backoff: Backoff{Rand: func() float64 { return 0 }}}})
+			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: ReflectorOptions{Backoff: backoff.Backoff{Rand: func() float64 { return 0 }}}})
 			defer start(t, inf)()
 			se, took := syncErr(t, inf, time.Hour)
 			if se == nil || !se.Permanent || !apierrors.IsForbidden(se) || se.Ctx != nil || se.Attempts != 3 {

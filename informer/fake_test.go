@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/backoff"
 )
 
 // call is one recorded ListerWatcher call.
@@ -244,7 +246,7 @@ func start[T Object](t testing.TB, inf *Informer[T]) func() error {
 }
 
 func noStream() ReflectorOptions {
-	return ReflectorOptions{DisableStreaming: true, Backoff: Backoff{Rand: func() float64 { return 0 }}}
+	return ReflectorOptions{DisableStreaming: true, Backoff: backoff.Backoff{Rand: func() float64 { return 0 }}}
 }
 
 func schema0() schema.GroupKind { return schema.GroupKind{Kind: "ConfigMap"} }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kubego/kubego/internal/codec"
-	"github.com/kubego/kubego/internal/codec/dedup"
-	"k8s.io/apimachinery/pkg/runtime"
 	"log/slog"
 	"reflect"
 	"slices"
@@ -14,6 +11,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/codec"
+	"github.com/kubego/kubego/internal/codec/dedup"
+	"github.com/kubego/kubego/internal/defaultlog"
 )
 
 // MutationDetection selects whether an informer checks its cached objects
@@ -65,11 +69,12 @@ type Options[T Object] struct {
 	// that period while detection is on. Objects are always checked when
 	// they are written and when the informer stops.
 	MutationCheckInterval time.Duration
-	// Logger receives the informer's records; nil discards them (except
-	// that detected mutations then go to slog.Default()).
+	// Logger receives the informer's records. Nil means warnings and errors
+	// (a failing source, list or watch, a detected mutation) go to
+	// slog.Default() and debug records nowhere.
 	Logger *slog.Logger
 	// Clock is the time source; nil means the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// FailFastAfter is how many calls in a row (LIST, WATCH, or obtaining
 	// the ListerWatcher from a Source) must fail with a permanent error
 	// (see [IsPermanent]: 401, 403, 404, [ErrPermanent]) before
@@ -110,7 +115,7 @@ type Informer[T Object] struct {
 	store  *Store[T]
 	detect *detector[T]
 	log    *slog.Logger
-	clock  Clock
+	clock  clock.Clock
 
 	refl     atomic.Pointer[Reflector[T]]
 	started  atomic.Bool
@@ -144,26 +149,18 @@ func New[T Object](lw ListerWatcher[T], opts Options[T]) *Informer[T] {
 }
 
 func newInformer[T Object](getLW func(context.Context) (ListerWatcher[T], error), opts Options[T]) *Informer[T] {
-	i := &Informer[T]{opts: opts, getLW: getLW, name: opts.Name, log: opts.Logger, clock: opts.Clock,
+	i := &Informer[T]{opts: opts, getLW: getLW, name: opts.Name, log: opts.Logger, clock: clock.Or(opts.Clock),
 		syncedCh: make(chan struct{}), stopped: make(chan struct{}), poke: make(chan struct{}, 1),
 		failSig: make(chan struct{})}
 	if i.name == "" {
 		i.name = reflect.TypeFor[T]().String()
 	}
-	if i.log == nil {
-		i.log = slog.New(slog.DiscardHandler)
-	}
-	if i.clock == nil {
-		i.clock = RealClock{}
-	}
+	i.log = defaultlog.Or(i.log)
 	on := opts.MutationDetection == DetectOn || (opts.MutationDetection == DetectAuto && testing.Testing())
 	if on {
 		report := opts.MutationReporter
 		if report == nil {
-			lg := opts.Logger
-			if lg == nil {
-				lg = slog.Default()
-			}
+			lg := i.log
 			report = func(err *MutationError) {
 				lg.Error("cached object mutated", "informer", err.Informer, "key", err.Key.String(), "changed", err.Paths)
 			}
@@ -431,7 +428,7 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 
 // source obtains the ListerWatcher, retrying with backoff; nil when ctx ends.
 func (i *Informer[T]) source(ctx context.Context) ListerWatcher[T] {
-	b := backoffState{cfg: i.opts.Reflector.Backoff.withDefaults()}
+	b := backoffState{cfg: reflectorBackoff(i.opts.Reflector.Backoff, i.opts.Reflector.BackoffResetAfter)}
 	for {
 		lw, err := i.getLW(ctx)
 		if err == nil {
@@ -453,7 +450,7 @@ func (i *Informer[T]) source(ctx context.Context) ListerWatcher[T] {
 		}
 		i.srcMu.Unlock()
 		i.failed()
-		c, stop := i.clock.NewTimer(b.next(i.clock.Now()))
+		c, stop := clock.NewTimer(i.clock, b.next(i.clock.Now()))
 		select {
 		case <-ctx.Done():
 			stop()
@@ -498,7 +495,7 @@ func (i *Informer[T]) resyncLoop(ctx context.Context) {
 		var wait <-chan time.Time
 		stop := func() bool { return false }
 		if !next.IsZero() {
-			wait, stop = i.clock.NewTimer(next.Sub(now))
+			wait, stop = clock.NewTimer(i.clock, next.Sub(now))
 		}
 		select {
 		case <-ctx.Done():
@@ -513,7 +510,7 @@ func (i *Informer[T]) resyncLoop(ctx context.Context) {
 
 func (i *Informer[T]) mutationLoop(ctx context.Context) {
 	for {
-		c, stop := i.clock.NewTimer(i.opts.MutationCheckInterval)
+		c, stop := clock.NewTimer(i.clock, i.opts.MutationCheckInterval)
 		select {
 		case <-ctx.Done():
 			stop()

@@ -16,7 +16,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubego/kubego/backoff"
+	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/internal/codec"
+	"github.com/kubego/kubego/internal/defaultlog"
 )
 
 // hintingSink is a Sink that says what it already holds and what it
@@ -77,11 +80,20 @@ type ReflectorOptions struct {
 	// arrived by then fails the attempt (and is retried with backoff). 0
 	// means one minute, kube-apiserver's own default request timeout.
 	ListTimeout time.Duration
-	// Backoff configures the delay after failures.
-	Backoff Backoff
+	// Backoff is the delay after failures (of a list, a watch, or a watch
+	// that ends at once). Zero fields take the defaults: Initial 800ms,
+	// Max 30s, Factor 2 (used when below 1), Jitter 1.0, so a delay d is
+	// waited as a random time in [d, 2d); a negative Jitter means none.
+	// Steps is ignored: the reflector never gives up.
+	Backoff backoff.Backoff
+	// BackoffResetAfter is how long without a failure starts the delay
+	// again from Backoff.Initial. Zero means two minutes.
+	BackoffResetAfter time.Duration
 	// Clock is the time source; nil means the wall clock.
-	Clock Clock
-	// Logger receives debug and warning records; nil discards them.
+	Clock clock.Clock
+	// Logger receives debug and warning records (every failed list or
+	// watch, a relist after 410 Gone included, is a warning). Nil means
+	// warnings go to slog.Default() and debug records nowhere.
 	Logger *slog.Logger
 	// Name identifies the reflector in logs and errors.
 	Name string
@@ -141,7 +153,8 @@ type Reflector[T Object] struct {
 	// hinting is sink when it is a hintingSink, else nil.
 	hinting hintingSink[T]
 	opts    ReflectorOptions
-	clock   Clock
+	clock   clock.Clock
+	backoff backoffConfig
 	log     *slog.Logger
 
 	phase atomic.Int32 // Phase after the last step, for observers
@@ -172,22 +185,17 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 	if opts.ListTimeout <= 0 {
 		opts.ListTimeout = time.Minute
 	}
-	opts.Backoff = opts.Backoff.withDefaults()
-	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: opts.Clock, log: opts.Logger}
+	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: clock.Or(opts.Clock), log: opts.Logger,
+		backoff: reflectorBackoff(opts.Backoff, opts.BackoffResetAfter)}
 	r.hinting, _ = sink.(hintingSink[T])
-	if r.clock == nil {
-		r.clock = RealClock{}
-	}
-	if r.log == nil {
-		r.log = slog.New(slog.DiscardHandler)
-	}
+	r.log = defaultlog.Or(r.log)
 	return r
 }
 
 // Run drives the reflector until ctx is done. Failures are retried (with
 // backoff) and reported through LastError, never returned.
 func (r *Reflector[T]) Run(ctx context.Context) {
-	s := &state[T]{streaming: !r.opts.DisableStreaming, backoff: backoffState{cfg: r.opts.Backoff}}
+	s := &state[T]{streaming: !r.opts.DisableStreaming, backoff: backoffState{cfg: r.backoff}}
 	defer func() {
 		if s.w != nil {
 			s.w.Stop()
@@ -200,7 +208,7 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 			continue
 		}
 		r.log.Debug("reflector backing off", "reflector", r.opts.Name, "delay", wait, "phase", s.phase)
-		c, stop := r.clock.NewTimer(wait)
+		c, stop := clock.NewTimer(r.clock, wait)
 		select {
 		case <-ctx.Done():
 			stop()
@@ -345,7 +353,7 @@ func (r *Reflector[T]) openStream(ctx context.Context, s *state[T], now time.Tim
 
 // collectInitial reads a streaming watch until its end bookmark.
 func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Duration {
-	timer, stopTimer := r.clock.NewTimer(s.deadline.Sub(r.clock.Now()))
+	timer, stopTimer := clock.NewTimer(r.clock, s.deadline.Sub(r.clock.Now()))
 	defer stopTimer()
 	var index map[Key]int // built lazily if the stream modifies or deletes
 	abandon := func(err error) time.Duration {
@@ -557,7 +565,7 @@ func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 		}
 	}
 	deadline := s.started.Add(s.watchFor + watchGrace(s.watchFor))
-	stalled, stopTimer := r.clock.NewTimer(deadline.Sub(r.clock.Now()))
+	stalled, stopTimer := clock.NewTimer(r.clock, deadline.Sub(r.clock.Now()))
 	defer stopTimer()
 	for {
 		select {

@@ -54,7 +54,7 @@ func TestReflectorStep(t *testing.T) {
 			)
 			sink := &logSink{}
 			r := NewReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{DisableStreaming: true})
-			s := &state[*corev1.ConfigMap]{backoff: backoffState{cfg: r.opts.Backoff}}
+			s := &state[*corev1.ConfigMap]{backoff: backoffState{cfg: r.backoff}}
 			ctx := t.Context()
 			var phases []string
 			for range 3 {

@@ -301,17 +301,15 @@ func applyUser(cfg *rest.Config, u *User, at string, cluster *Cluster, opts Opti
 	case len(methods) == 0:
 	case methods[0] == "auth-provider":
 		return fieldErr(u.Origin, at+".auth-provider", fmt.Errorf("%w: auth-provider plugins; use an exec plugin", ErrUnsupported))
+	case methods[0] == "token" && u.TokenFile != "":
+		// kubectl reads the file when both are given; so does this.
+		path := resolve(u.TokenFile, u.Origin)
+		if _, err := rest.ReadTokenFile(path); err != nil {
+			return fieldErr(u.Origin, at+".tokenFile", err)
+		}
+		cfg.BearerTokenFile = path
 	case methods[0] == "token":
 		cfg.BearerToken = u.Token
-		if u.TokenFile != "" {
-			path := resolve(u.TokenFile, u.Origin)
-			tf, err := auth.NewTokenFile(auth.TokenFileOptions{Path: path, Logger: opts.Logger})
-			if err != nil {
-				return fieldErr(u.Origin, at+".tokenFile", err)
-			}
-			cfg.BearerTokenFile = path
-			cfg.Auth = tf
-		}
 	case methods[0] == "username/password":
 		cfg.Username, cfg.Password = u.Username, u.Password
 	case methods[0] == "exec":

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kubego/kubego/auth"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -58,8 +57,7 @@ func InCluster(opts Options) (*ClientConfig, error) {
 	}
 
 	tokenPath := filepath.Join(dir, "token")
-	tf, err := auth.NewTokenFile(auth.TokenFileOptions{Path: tokenPath, Logger: opts.Logger})
-	if err != nil {
+	if _, err := rest.ReadTokenFile(tokenPath); err != nil {
 		return nil, &Error{File: tokenPath, Err: err}
 	}
 
@@ -76,7 +74,6 @@ func InCluster(opts Options) (*ClientConfig, error) {
 		Host:              h,
 		TLS:               rest.TLSConfig{CAFile: caPath},
 		BearerTokenFile:   tokenPath,
-		Auth:              tf,
 		AllowInsecureAuth: opts.AllowInsecureAuth,
 	}
 	return &ClientConfig{Config: cfg, Namespace: ns, InCluster: true}, nil

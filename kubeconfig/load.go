@@ -59,8 +59,10 @@ type Options struct {
 	// Exec is the template for exec plugins (timeout, stdin, stderr,
 	// runner); its Config is filled from the kubeconfig.
 	Exec auth.ExecOptions
-	// Logger is given to the authenticators (token and certificate reload
-	// warnings). Nil means no logging.
+	// Logger is given to the authenticators of package auth (client
+	// certificate reload warnings, exec plugin runs). Nil means their
+	// default: warnings to slog.Default(). Token-file re-read warnings
+	// come from the rest.Client and go to rest.Config.Logger.
 	Logger *slog.Logger
 }
 

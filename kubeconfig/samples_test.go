@@ -74,7 +74,7 @@ func TestSamplesLoadToExpectedConfig(t *testing.T) {
 			namespace: "team-a", context: "eks"}},
 		{"kubectl token file and impersonation, unknown field ignored", "testdata/kubectl.yaml", kubeconfig.Overrides{Context: "prod-as-ops"}, want{
 			host: "https://prod.example.com:6443/k8s", serverName: "api.prod.internal", caData: true, proxy: "http://proxy.example.com:3128",
-			tokenFile: abs(t, "testdata/tokens/ops"), auth: &auth.TokenFile{}, impersonate: "jane", uid: "1234",
+			tokenFile: abs(t, "testdata/tokens/ops"), impersonate: "jane", uid: "1234",
 			groups: []string{"devs", "ops"}, extra: map[string][]string{"reason": {"incident-42"}},
 			namespace: "default", context: "prod-as-ops"}},
 		{"overrides replace server, namespace, user and cluster", "testdata/kubectl.yaml", kubeconfig.Overrides{

@@ -171,11 +171,10 @@ func Minify(f *File, opts MinifyOptions) (*File, error) {
 // and one context, all named contextName, the context current and set to
 // namespace (empty: none). It carries the server, TLS settings (files as
 // paths, data inline), bearer token or token file, basic auth and
-// impersonation. An Auth from package auth is written too: a TokenFile as
-// tokenFile, an Exec as its exec section, Basic and BearerToken as
-// username/password and token. Other func and interface fields (other
-// Authenticators, TLS.GetClientCertificate, Proxy, WrapTransport) cannot be
-// written and are left out. The result shares byte slices with cfg.
+// impersonation. An Auth that is an *auth.Exec is written as its exec
+// section. Other func and interface fields (other Authenticators,
+// TLS.GetClientCertificate, Proxy, WrapTransport) cannot be written and are
+// left out. The result shares byte slices with cfg.
 func FromRESTConfig(cfg *rest.Config, contextName, namespace string) *File {
 	c := &Cluster{
 		Server:                   cfg.Host,
@@ -202,8 +201,6 @@ func FromRESTConfig(cfg *rest.Config, contextName, namespace string) *File {
 		ImpersonateUserExtra:  cfg.Impersonate.Extra,
 	}
 	switch a := cfg.Auth.(type) {
-	case *auth.TokenFile:
-		u.TokenFile = a.Path()
 	case *auth.Exec:
 		ec := a.Config()
 		e := &Exec{Command: ec.Command, Args: ec.Args, APIVersion: ec.APIVersion, InstallHint: ec.InstallHint,
@@ -212,10 +209,6 @@ func FromRESTConfig(cfg *rest.Config, contextName, namespace string) *File {
 			e.Env = append(e.Env, ExecEnvVar{Name: v.Name, Value: v.Value})
 		}
 		u.Exec = e
-	case auth.Basic:
-		u.Username, u.Password = a.Username, a.Password
-	case auth.BearerToken:
-		u.Token = a.Token
 	}
 	if len(u.ClientCertificateData) > 0 {
 		u.ClientCertificate = ""

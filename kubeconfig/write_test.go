@@ -143,8 +143,8 @@ func TestFromRESTConfigWritesAuthenticators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc.Config.BearerTokenFile = ""
-	if got := kubeconfig.FromRESTConfig(cc.Config, "x", "").Users["x"].TokenFile; got != abs(t, "testdata/tokens/ops") {
-		t.Fatalf("tokenFile %q", got)
+	u := kubeconfig.FromRESTConfig(cc.Config, "x", "").Users["x"]
+	if u.TokenFile != abs(t, "testdata/tokens/ops") || u.Token != "" {
+		t.Fatalf("tokenFile %q token set %v; want the file only", u.TokenFile, u.Token != "")
 	}
 }

@@ -8,6 +8,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/defaultlog"
 )
 
 // Defaults of the Config durations, as in client-go and kube-controller-manager.
@@ -56,9 +59,10 @@ type Config struct {
 	ReleaseOnCancel bool
 
 	// Clock is the time source; nil means the system clock.
-	Clock Clock
+	Clock clock.Clock
 	// Logger receives state changes (Info) and failed store calls (Warn,
-	// Debug while following); nil means no logging.
+	// Debug while following). Nil means warnings (leadership lost, a
+	// failed renewal or release) go to slog.Default() and the rest nowhere.
 	Logger *slog.Logger
 	// Metrics receives the leader status; nil means none.
 	Metrics Metrics
@@ -95,12 +99,8 @@ func (c Config) resolved() (Config, error) {
 	if c.RetryPeriod == 0 {
 		c.RetryPeriod = DefaultRetryPeriod
 	}
-	if c.Clock == nil {
-		c.Clock = systemClock{}
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
+	c.Clock = clock.Or(c.Clock)
+	c.Logger = defaultlog.Or(c.Logger)
 	switch {
 	case c.Lock.Name == "":
 		return c, &ConfigError{"Lock.Name", "required"}

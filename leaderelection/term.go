@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/kubego/kubego/clock"
 )
 
 // term is one period of leadership. Its end is enforced by a timer of its
@@ -14,7 +16,7 @@ type term struct {
 	done   chan struct{} // closed when OnStartedLeading has returned
 
 	mu    sync.Mutex
-	timer Timer
+	timer clock.Timer
 	ended bool
 }
 

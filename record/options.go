@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/scheme"
 )
 
@@ -67,8 +69,9 @@ type Options struct {
 	MaxAttempts int
 
 	// Clock is the time source; nil means the system clock.
-	Clock Clock
-	// Logger receives invalid calls and failed writes; nil means none.
+	Clock clock.Clock
+	// Logger receives invalid calls and failed writes (errors and
+	// warnings). Nil means slog.Default().
 	Logger *slog.Logger
 	// Metrics receives drops and writes; nil means none.
 	Metrics Metrics
@@ -88,12 +91,8 @@ func (o Options) resolved() (Options, error) {
 	if o.Scheme == nil {
 		o.Scheme = scheme.Default()
 	}
-	if o.Clock == nil {
-		o.Clock = systemClock{}
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
+	o.Clock = clock.Or(o.Clock)
+	o.Logger = defaultlog.Or(o.Logger)
 	def := func(v *int, d int, name string) error {
 		switch {
 		case *v == 0:

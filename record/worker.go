@@ -7,6 +7,9 @@ import (
 
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubego/kubego/backoff"
+	"github.com/kubego/kubego/clock"
 )
 
 // job is one write the worker does, prepared under the lock.
@@ -41,7 +44,7 @@ func (r *Recorder) run(ctx context.Context) {
 			return
 		}
 		var fired chan struct{}
-		var tm Timer
+		var tm clock.Timer
 		if !next.IsZero() {
 			fired = make(chan struct{})
 			tm = r.opts.Clock.AfterFunc(next.Sub(now), func() { close(fired) })
@@ -158,7 +161,7 @@ func (r *Recorder) finish(j job, err error) {
 		s.attempts, s.retryAt, s.state = 0, time.Time{}, idle
 		return
 	}
-	s.retryAt = now.Add(backoff(s.attempts))
+	s.retryAt = now.Add(writeRetryDelay(s.attempts))
 	r.requeueLocked(s, j.create)
 }
 
@@ -191,14 +194,10 @@ func (r *Recorder) settleLocked(s *series) {
 	s.state = idle
 }
 
-// backoff is the wait after the n-th failed attempt: 500ms doubling, at
-// most 30s.
-func backoff(n int) time.Duration {
-	d := 500 * time.Millisecond
-	for i := 1; i < n && d < 30*time.Second; i++ {
-		d *= 2
-	}
-	return min(d, 30*time.Second)
+// writeRetryDelay is the wait after the n-th failed attempt of a write:
+// 500ms doubling, at most 30s, no jitter.
+func writeRetryDelay(n int) time.Duration {
+	return backoff.Backoff{Initial: 500 * time.Millisecond, Max: 30 * time.Second, Factor: 2}.Delay(n)
 }
 
 // transient reports whether a write failing with err may succeed later.

@@ -17,7 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/internal/codec/protodec"
+	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/scheme"
 )
 
@@ -46,7 +48,7 @@ type Client struct {
 	limiter     RateLimiter
 	warnings    WarningHandler
 	logger      *slog.Logger
-	clock       Clock
+	clock       clock.Clock
 
 	protoGVs sync.Map // schema.GroupVersion → bool
 	kinds    sync.Map // reflect.Type → []protoKind
@@ -65,14 +67,8 @@ func NewClient(cfg *Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	clock := cfg.Clock
-	if clock == nil {
-		clock = realClock{}
-	}
-	logger := cfg.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
+	clk := clock.Or(cfg.Clock)
+	logger := defaultlog.Or(cfg.Logger)
 
 	var rt http.RoundTripper = baseRT
 	host := base.Host
@@ -80,15 +76,15 @@ func NewClient(cfg *Config) (*Client, error) {
 	case cfg.Auth != nil:
 		rt = cfg.Auth.WrapTransport(rt)
 	case cfg.BearerTokenFile != "":
-		src := &tokenFile{path: cfg.BearerTokenFile, clock: clock}
-		if _, err := src.get(); err != nil {
+		src, err := newTokenFile(cfg.BearerTokenFile, clk, logger)
+		if err != nil {
 			return nil, &ConfigError{Field: "BearerTokenFile", Reason: "cannot read a token", Err: err}
 		}
-		rt = &tokenFileAuth{host: host, src: src, next: rt}
+		rt = &bearerRT{host: host, src: src, next: rt}
 	case cfg.BearerToken != "":
-		rt = &staticAuth{host: host, header: "Bearer " + cfg.BearerToken, next: rt}
+		rt = &bearerRT{host: host, src: staticToken(cfg.BearerToken), next: rt}
 	case cfg.Username != "":
-		rt = &staticAuth{host: host, header: basicHeader(cfg.Username, cfg.Password), next: rt}
+		rt = newBasicRT(host, cfg.Username, cfg.Password, rt)
 	}
 	if cfg.Impersonate.UserName != "" {
 		imp := cfg.Impersonate
@@ -134,7 +130,7 @@ func NewClient(cfg *Config) (*Client, error) {
 		maxFrame:    orDefault(cfg.MaxFrameBytes, defaultMaxFrameBytes),
 		limiter:     cfg.RateLimiter,
 		logger:      logger,
-		clock:       clock,
+		clock:       clk,
 		warnings:    cfg.WarningHandler,
 	}
 	if c.warnings == nil {

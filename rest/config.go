@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubego/kubego/clock"
 )
 
 // Config says how to reach and authenticate to one kube-apiserver. The zero
@@ -19,6 +21,11 @@ import (
 //
 // Secrets (BearerToken, Password, TLS.KeyData) never appear in String,
 // GoString, errors or logs.
+//
+// Credentials: set at most one of BearerToken, BearerTokenFile,
+// Username/Password and Auth (Validate refuses more with a *ConfigError
+// wrapping ErrConflictingAuth). A client certificate (TLS) may accompany
+// any of them.
 type Config struct {
 	// Host is the server URL, "https://host:port". A host without a scheme is
 	// taken as https. A path in Host is a prefix put before every request path
@@ -28,22 +35,23 @@ type Config struct {
 	// TLS holds the transport security settings.
 	TLS TLSConfig
 
-	// BearerToken is sent as "Authorization: Bearer <token>". Ignored when
-	// Auth is set.
+	// BearerToken is sent as "Authorization: Bearer <token>".
 	BearerToken string
-	// BearerTokenFile is read for the token, and re-read when it changes
-	// (projected service-account tokens rotate). It wins over BearerToken.
-	// Ignored when Auth is set.
+	// BearerTokenFile names a file holding the bearer token, such as a
+	// projected service-account token that kubelet rotates. NewClient reads
+	// it (a missing, empty or malformed file is a *ConfigError); requests
+	// re-read it once the token is TokenFileMaxAge old, and at once after a
+	// 401 (the request is then retried once with a changed token). A failed
+	// re-read keeps the previous token and logs a warning.
 	BearerTokenFile string
-	// Username and Password are sent as HTTP basic auth. Ignored when Auth or a
-	// bearer token is set.
+	// Username and Password are sent as HTTP basic auth.
 	Username string
 	Password string
 
 	// Auth, when set, authenticates every request: it wraps the transport,
-	// after TLS and before WrapTransport. Package auth provides the token-file,
-	// exec-plugin and other implementations. It replaces BearerToken,
-	// BearerTokenFile and Username/Password.
+	// after TLS and before WrapTransport. It is for credentials that are not
+	// one of the above: exec credential plugins (package auth), or a
+	// TokenSource of the caller's through BearerAuth.
 	Auth Authenticator
 
 	// AllowInsecureAuth permits sending a bearer token or basic-auth
@@ -91,7 +99,9 @@ type Config struct {
 	// log each distinct message once through Logger at warn level.
 	WarningHandler WarningHandler
 
-	// Logger receives the client's logs. Nil means slog.Default().
+	// Logger receives the client's logs. Nil means warnings and errors go to
+	// slog.Default() (looked up when each is logged) and nothing else is
+	// logged.
 	Logger *slog.Logger
 
 	// DisableHTTP2 forces HTTP/1.1. HTTP/2 is the default and is needed for
@@ -126,9 +136,9 @@ type Config struct {
 	// larger frame ends the watch with ErrFrameTooLarge. Zero means 16 MiB.
 	MaxFrameBytes int
 
-	// Clock tells the time and sleeps between retries. Nil means the real
-	// clock. Tests inject a fake one.
-	Clock Clock
+	// Clock tells the time (token file age) and times the waits between
+	// retries. Nil means the wall clock.
+	Clock clock.Clock
 }
 
 // TLSConfig holds the TLS settings of a Config. File fields are read when the

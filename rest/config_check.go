@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -30,6 +31,31 @@ func configErr(field, reason string) *ConfigError {
 	return &ConfigError{Field: field, Reason: reason}
 }
 
+// ErrConflictingAuth is wrapped by the *ConfigError of a Config that sets
+// more than one of BearerToken, BearerTokenFile, Username/Password and
+// Auth: each is a complete way to authenticate, and silently preferring one
+// would hide a mistake.
+var ErrConflictingAuth = errors.New("more than one credential set")
+
+// credentials returns the names of the credential fields c sets, in a fixed
+// order.
+func (c *Config) credentials() []string {
+	var set []string
+	if c.BearerToken != "" {
+		set = append(set, "BearerToken")
+	}
+	if c.BearerTokenFile != "" {
+		set = append(set, "BearerTokenFile")
+	}
+	if c.Username != "" || c.Password != "" {
+		set = append(set, "Username/Password")
+	}
+	if c.Auth != nil {
+		set = append(set, "Auth")
+	}
+	return set
+}
+
 // Validate reports the first problem that would make NewClient refuse c, as a
 // *ConfigError, or nil. It does not read files.
 func (c *Config) Validate() error {
@@ -46,6 +72,9 @@ func (c *Config) validate() (*url.URL, error) {
 	if err != nil {
 		return nil, err
 	}
+	if set := c.credentials(); len(set) > 1 {
+		return nil, &ConfigError{Field: set[1], Reason: "cannot be combined with " + set[0], Err: ErrConflictingAuth}
+	}
 	plain := u.Scheme == "http"
 	if plain && !c.AllowInsecureAuth {
 		switch {
@@ -57,7 +86,7 @@ func (c *Config) validate() (*url.URL, error) {
 			return nil, configErr("Username", "refusing to send basic-auth credentials over plain http (set AllowInsecureAuth to permit it)")
 		}
 	}
-	if c.Password != "" && c.Username == "" && c.Auth == nil && c.BearerToken == "" && c.BearerTokenFile == "" {
+	if c.Password != "" && c.Username == "" {
 		return nil, configErr("Password", "set without Username")
 	}
 	t := &c.TLS

@@ -164,9 +164,9 @@ func baseTransport(t *testing.T, c *Client) http.RoundTripper {
 		switch x := rt.(type) {
 		case *userAgentRT:
 			rt = x.next
-		case *staticAuth:
+		case *bearerRT:
 			rt = x.next
-		case *tokenFileAuth:
+		case *basicRT:
 			rt = x.next
 		case *impersonateRT:
 			rt = x.next

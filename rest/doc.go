@@ -21,6 +21,31 @@
 // Config.PingTimeout) so that a dead connection under a watch is noticed
 // within about a minute.
 //
+// The shared transports live in the package's only process-wide state, a
+// cache keyed by those settings (key material enters only as a hash).
+// It is global on purpose: the typed, dynamic, metadata and discovery
+// clients of one program talk to the same cluster, and sharing one pool lets
+// them share HTTP/2 connections. Its entries are weak references: once no
+// Client uses a transport, the transport is collected and its entry removed,
+// so the cache never holds more than one entry per distinct setting in use.
+// Configs with a Proxy func or TLS.GetClientCertificate get a transport of
+// their own, outside the cache.
+//
+// # Credentials
+//
+// A Config names at most one credential: BearerToken, BearerTokenFile (a
+// projected service-account token, say: re-read every TokenFileMaxAge and
+// after a 401), Username/Password, or Auth for anything else (exec plugins
+// from package auth, or [BearerAuth] over a [TokenSource]). A client
+// certificate (Config.TLS) may accompany any of them. Validate refuses a
+// Config with two, with a [*ConfigError] wrapping [ErrConflictingAuth].
+//
+// # Logging
+//
+// Config.Logger receives warnings (server Warning headers, a token file that
+// cannot be re-read). Without one they go to slog.Default(), as in every
+// kubego package.
+//
 // Secrets stay secret: printing a Config (with any fmt verb, or through
 // log/slog) redacts the bearer token, password and private key; errors never
 // contain them; credentials are sent only to the configured host, and a

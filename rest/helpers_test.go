@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"context"
 	"io"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -11,9 +10,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kubego/kubego/clock"
 )
 
-// fakeClock records sleeps and advances instantly.
+// fakeClock records the waits asked of AfterFunc and, instead of waiting,
+// advances its time and runs the function at once: a retry wait takes no
+// real time.
 type fakeClock struct {
 	mu     sync.Mutex
 	now    time.Time
@@ -28,16 +31,20 @@ func (f *fakeClock) Now() time.Time {
 	return f.now
 }
 
-func (f *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+func (f *fakeClock) AfterFunc(d time.Duration, fn func()) clock.Timer {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.sleeps = append(f.sleeps, d)
 	f.now = f.now.Add(d)
-	return nil
+	f.mu.Unlock()
+	fn()
+	return firedTimer{}
 }
+
+// firedTimer is the Timer of a call that already happened.
+type firedTimer struct{}
+
+func (firedTimer) Stop() bool               { return false }
+func (firedTimer) Reset(time.Duration) bool { return false }
 
 func (f *fakeClock) Advance(d time.Duration) {
 	f.mu.Lock()
@@ -65,8 +72,8 @@ func newServer(t testing.TB, h http.HandlerFunc) *httptest.Server {
 // mod may adjust the Config.
 func newTestClient(t testing.TB, srv *httptest.Server, mod func(*Config)) (*Client, *fakeClock) {
 	t.Helper()
-	clock := newFakeClock()
-	cfg := &Config{Host: srv.URL, Clock: clock, Logger: discardLogger()}
+	clk := newFakeClock()
+	cfg := &Config{Host: srv.URL, Clock: clk, Logger: discardLogger()}
 	if srv.TLS != nil {
 		cfg.TLS.CAData = serverCA(t, srv)
 	}
@@ -77,7 +84,7 @@ func newTestClient(t testing.TB, srv *httptest.Server, mod func(*Config)) (*Clie
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	return c, clock
+	return c, clk
 }
 
 type runtimeObject = runtime.Object

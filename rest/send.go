@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/clock"
 )
 
 // TransportError wraps a failure to get a response at all (refused
@@ -89,7 +91,7 @@ func (r *Request) send(ctx context.Context, watch bool) (*http.Response, error) 
 		if attempt < r.c.maxRetries {
 			if delay, ok := r.c.retryDelay(resp, idempotent, replayable, r.c.clock.Now()); ok {
 				drain(resp.Body)
-				if err := r.c.clock.Sleep(ctx, delay); err != nil {
+				if err := clock.Sleep(ctx, r.c.clock, delay); err != nil {
 					return nil, &TransportError{Method: r.verb, URL: shown.String(), Err: err}
 				}
 				continue

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/kubego/kubego/internal/defaultlog"
 )
 
 // EnvBinDir names an environment variable pointing at a directory with
@@ -58,10 +60,7 @@ type BuildOptions struct {
 // once: a file lock serialises builds, and a finished build is visible to all.
 // A first build takes minutes; opts.Progress tells how far it is.
 func EnsureBinaries(ctx context.Context, opts BuildOptions) (Binaries, error) {
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := defaultlog.Or(opts.Logger)
 	if dir := os.Getenv(EnvBinDir); dir != "" {
 		b := Binaries{APIServer: filepath.Join(dir, "kube-apiserver"), Etcd: filepath.Join(dir, "etcd")}
 		for _, p := range []string{b.APIServer, b.Etcd} {

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -46,7 +47,8 @@ type Options struct {
 	StopGrace time.Duration
 
 	// Logger receives what happens (notably the start and end of a first
-	// build). Nil discards.
+	// build, at info level). Nil means the kubego default: warnings to
+	// slog.Default(), the rest nowhere.
 	Logger *slog.Logger
 
 	// BuildProgress, when set, follows a first build of the binaries (see
@@ -97,9 +99,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		opts.StopGrace = 3 * time.Second
 	}
 	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = defaultlog.Or(log)
 	bins, err := EnsureBinaries(ctx, BuildOptions{Logger: log, Progress: opts.BuildProgress})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package workqueue
 import (
 	"sync"
 	"time"
+
+	"github.com/kubego/kubego/clock"
 )
 
 // BucketOptions configure a Bucket limiter. The zero value means 10 per
@@ -15,7 +17,7 @@ type BucketOptions struct {
 	// period. Zero or negative means 100.
 	Burst int
 	// Clock is the time source. Nil means the system clock.
-	Clock Clock
+	Clock clock.Clock
 }
 
 // Bucket is an overall token bucket shared by all keys: every When takes a
@@ -24,7 +26,7 @@ type BucketOptions struct {
 // per-key state: Forget does nothing and NumRequeues is always 0.
 type Bucket[K comparable] struct {
 	mu     sync.Mutex
-	clock  Clock
+	clock  clock.Clock
 	perTok time.Duration // time to earn one token
 	burst  time.Duration // burst expressed as time: perTok·Burst
 	// full is when the bucket is (or was) full. Tokens available at t
@@ -42,10 +44,7 @@ func NewBucket[K comparable](opts BucketOptions) *Bucket[K] {
 	if burst <= 0 {
 		burst = 100
 	}
-	b := &Bucket[K]{clock: opts.Clock}
-	if b.clock == nil {
-		b.clock = systemClock{}
-	}
+	b := &Bucket[K]{clock: clock.Or(opts.Clock)}
 	b.perTok = time.Duration(float64(time.Second) / qps)
 	if b.perTok <= 0 {
 		b.perTok = 1

@@ -3,6 +3,8 @@ package workqueue
 import (
 	"sync"
 	"time"
+
+	"github.com/kubego/kubego/clock"
 )
 
 // fakeClock is a manual Clock: time moves only on Advance, which runs due
@@ -31,7 +33,7 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) clock.Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.afterFuncs++

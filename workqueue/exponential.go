@@ -1,38 +1,46 @@
 package workqueue
 
-import "time"
+import (
+	"time"
 
-// ExponentialOptions configure an Exponential limiter. The zero value means
-// a 5ms base and a 1000s cap.
-type ExponentialOptions struct {
-	// Base is the delay after the first failure. Zero means 5ms.
-	Base time.Duration
-	// Max caps the delay. Zero means 1000s.
-	Max time.Duration
-}
+	"github.com/kubego/kubego/backoff"
+)
+
+// The Exponential limiter's defaults, for zero fields of its Backoff.
+const (
+	defaultExponentialInitial = 5 * time.Millisecond
+	defaultExponentialMax     = 1000 * time.Second
+	defaultExponentialFactor  = 2
+)
 
 // Exponential is a per-key backoff: after a key's n-th consecutive failure
-// (n from 1) it waits Base·2^(n-1), capped at Max, until it is forgotten.
+// (n from 1) it waits b.Delay(n) (Initial·Factor^(n-1), capped at Max)
+// plus b's jitter, until it is forgotten.
 type Exponential[K comparable] struct {
-	base, max time.Duration
-	failures  failures[K]
+	b        backoff.Backoff
+	failures failures[K]
 }
 
-// NewExponential returns an Exponential limiter.
-func NewExponential[K comparable](opts ExponentialOptions) *Exponential[K] {
-	e := &Exponential[K]{base: opts.Base, max: opts.Max}
-	if e.base <= 0 {
-		e.base = 5 * time.Millisecond
+// NewExponential returns an Exponential limiter growing as b says. Zero
+// fields of b take the defaults: Initial 5ms, Max 1000s, Factor 2 (also
+// for a Factor below 1), no jitter. Steps is ignored: a queue never gives
+// up on a key (the caller decides, with NumRequeues).
+func NewExponential[K comparable](b backoff.Backoff) *Exponential[K] {
+	if b.Initial <= 0 {
+		b.Initial = defaultExponentialInitial
 	}
-	if e.max <= 0 {
-		e.max = 1000 * time.Second
+	if b.Max <= 0 {
+		b.Max = defaultExponentialMax
 	}
-	return e
+	if b.Factor < 1 {
+		b.Factor = defaultExponentialFactor
+	}
+	return &Exponential[K]{b: b}
 }
 
 // When records a failure of k and returns its backoff.
 func (e *Exponential[K]) When(k K) time.Duration {
-	return backoff(e.base, e.max, e.failures.inc(k))
+	return e.b.Jittered(e.b.Delay(e.failures.inc(k) + 1))
 }
 
 // Forget resets k's backoff.
@@ -40,14 +48,3 @@ func (e *Exponential[K]) Forget(k K) { e.failures.forget(k) }
 
 // NumRequeues returns the failures of k since it was last forgotten.
 func (e *Exponential[K]) NumRequeues(k K) int { return e.failures.get(k) }
-
-// backoff returns base·2^exp capped at max, without overflowing.
-func backoff(base, max time.Duration, exp int) time.Duration {
-	if base >= max {
-		return max
-	}
-	if exp >= 63 || base > max>>uint(exp) {
-		return max
-	}
-	return base << uint(exp)
-}

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/kubego/kubego/clock"
 )
 
 // Options configure a Queue. The zero Options are ready to use.
@@ -16,7 +18,7 @@ type Options[K comparable] struct {
 	RateLimiter RateLimiter[K]
 	// Clock is the time source for AddAfter, the default rate limiter and
 	// metrics. Nil means the system clock.
-	Clock Clock
+	Clock clock.Clock
 	// Metrics, if not nil, receives the queue's events. Nil costs nothing.
 	Metrics Metrics
 }
@@ -64,12 +66,12 @@ type Queue[K comparable] struct {
 
 	waiterPool sync.Pool // *waiter[K]
 
-	clock   Clock
+	clock   clock.Clock
 	delayed delayHeap[K]
-	timer   Timer     // the one timer behind AddAfter; nil until first needed
-	armed   bool      // the timer is pending...
-	armedAt time.Time // ...to go off at armedAt
-	fire    func()    // q.fireTimer, bound once
+	timer   clock.Timer // the one timer behind AddAfter; nil until first needed
+	armed   bool        // the timer is pending...
+	armedAt time.Time   // ...to go off at armedAt
+	fire    func()      // q.fireTimer, bound once
 
 	limiter RateLimiter[K]
 
@@ -81,14 +83,11 @@ type Queue[K comparable] struct {
 // New returns an empty, running Queue.
 func New[K comparable](opts Options[K]) *Queue[K] {
 	q := &Queue[K]{
-		clock:   opts.Clock,
+		clock:   clock.Or(opts.Clock),
 		limiter: opts.RateLimiter,
 		metrics: opts.Metrics,
 	}
 	q.keys.seed = maphash.MakeSeed()
-	if q.clock == nil {
-		q.clock = systemClock{}
-	}
 	if q.limiter == nil {
 		q.limiter = DefaultRateLimiter[K](q.clock)
 	}

@@ -1,6 +1,11 @@
 package workqueue
 
-import "time"
+import (
+	"time"
+
+	"github.com/kubego/kubego/backoff"
+	"github.com/kubego/kubego/clock"
+)
 
 // RateLimiter decides how long a failing key waits before it is retried.
 // Implementations must be safe for concurrent use.
@@ -19,12 +24,12 @@ type RateLimiter[K comparable] interface {
 // DefaultRateLimiter returns the limiter a Queue uses when Options leave it
 // nil, suitable for controllers: the larger of a per-key exponential backoff
 // (5ms doubling up to 1000s) and an overall token bucket (10 retries per
-// second, bursts of 100) read on clock, which may be nil for the system
+// second, bursts of 100) read on c, which may be nil for the system
 // clock. The bucket only paces retries; first adds are never limited.
-func DefaultRateLimiter[K comparable](clock Clock) *MaxOf[K] {
+func DefaultRateLimiter[K comparable](c clock.Clock) *MaxOf[K] {
 	return NewMaxOf(
-		NewExponential[K](ExponentialOptions{}),
-		NewBucket[K](BucketOptions{Clock: clock}),
+		NewExponential[K](backoff.Backoff{}),
+		NewBucket[K](BucketOptions{Clock: c}),
 	)
 }
 

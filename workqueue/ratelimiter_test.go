@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/kubego/kubego/backoff"
 )
 
 // whens calls l.When(k) n times and returns the delays.
@@ -33,7 +35,7 @@ const ms = time.Millisecond
 func TestExponentialCurve(t *testing.T) {
 	tests := []struct {
 		name string
-		opts ExponentialOptions
+		opts backoff.Backoff
 		n    int
 		want []time.Duration
 	}{
@@ -44,13 +46,13 @@ func TestExponentialCurve(t *testing.T) {
 		},
 		{
 			name: "delays stop at Max",
-			opts: ExponentialOptions{Base: ms, Max: 10 * ms},
+			opts: backoff.Backoff{Initial: ms, Max: 10 * ms},
 			n:    6,
 			want: []time.Duration{ms, 2 * ms, 4 * ms, 8 * ms, 10 * ms, 10 * ms},
 		},
 		{
-			name: "a Base above Max gives Max",
-			opts: ExponentialOptions{Base: time.Second, Max: ms},
+			name: "an Initial above Max gives Max",
+			opts: backoff.Backoff{Initial: time.Second, Max: ms},
 			n:    2,
 			want: []time.Duration{ms, ms},
 		},
@@ -69,7 +71,7 @@ func TestExponentialCurve(t *testing.T) {
 }
 
 func TestExponentialReachesTheDefaultCapWithoutOverflow(t *testing.T) {
-	e := NewExponential[string](ExponentialOptions{})
+	e := NewExponential[string](backoff.Backoff{})
 	var last time.Duration
 	for i := range 200 {
 		d := e.When("k")
@@ -81,9 +83,10 @@ func TestExponentialReachesTheDefaultCapWithoutOverflow(t *testing.T) {
 	if last != 1000*time.Second {
 		t.Fatalf("delay after 200 failures = %v, want 1000s", last)
 	}
-	for _, exp := range []int{62, 63, 64, 1000, math.MaxInt} {
-		if d := backoff(time.Nanosecond, time.Duration(math.MaxInt64), exp); d <= 0 {
-			t.Fatalf("backoff(1ns, max, %d) = %v", exp, d)
+	huge := NewExponential[string](backoff.Backoff{Initial: time.Nanosecond, Max: time.Duration(math.MaxInt64)})
+	for i := range 1000 {
+		if d := huge.When("k"); d <= 0 {
+			t.Fatalf("1ns doubling to the largest Duration: failure %d: delay %v", i+1, d)
 		}
 	}
 }
@@ -96,9 +99,9 @@ func TestPerKeyLimitersForgetAndCount(t *testing.T) {
 		l     RateLimiter[string]
 		first time.Duration
 	}{
-		{"exponential", NewExponential[string](ExponentialOptions{}), 5 * ms},
+		{"exponential", NewExponential[string](backoff.Backoff{}), 5 * ms},
 		{"fast-slow", NewFastSlow[string](FastSlowOptions{}), 5 * ms},
-		{"max-of", NewMaxOf[string](NewExponential[string](ExponentialOptions{}), NewFastSlow[string](FastSlowOptions{})), 5 * ms},
+		{"max-of", NewMaxOf[string](NewExponential[string](backoff.Backoff{}), NewFastSlow[string](FastSlowOptions{})), 5 * ms},
 	}
 	for _, tt := range limiters {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,7 +231,7 @@ func TestBucketZeroOptionsAllow100Then10PerSecond(t *testing.T) {
 func TestMaxOfTakesTheSlowest(t *testing.T) {
 	clock := newFakeClock()
 	m := NewMaxOf[string](
-		NewExponential[string](ExponentialOptions{Base: ms, Max: time.Hour}),
+		NewExponential[string](backoff.Backoff{Initial: ms, Max: time.Hour}),
 		NewBucket[string](BucketOptions{QPS: 1, Burst: 2, Clock: clock}),
 	)
 	// Exponential: 1, 2, 4, 8ms. Bucket: 0, 0, 1s, 2s.
@@ -269,7 +272,7 @@ func TestDefaultRateLimiter(t *testing.T) {
 
 func TestQueueAddRateLimited(t *testing.T) {
 	clock := newFakeClock()
-	q := New(Options[string]{Clock: clock, RateLimiter: NewExponential[string](ExponentialOptions{Base: time.Second})})
+	q := New(Options[string]{Clock: clock, RateLimiter: NewExponential[string](backoff.Backoff{Initial: time.Second})})
 	defer q.ShutDown()
 	ctx := context.Background()
 	for attempt, wait := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {

@@ -16,6 +16,8 @@ const module = "github.com/kubego/kubego"
 // may import each other). Keep in step with ARCHITECTURE.md.
 var layers = map[string]int{
 	"internal":       0,
+	"clock":          0,
+	"backoff":        0,
 	"scheme":         1,
 	"workqueue":      1,
 	"rest":           2,

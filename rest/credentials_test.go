@@ -1,8 +1,12 @@
 package rest
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +16,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubego/kubego/internal/boundedread"
 )
 
 func TestCrossHostRedirectsAreRefusedWithoutSendingCredentials(t *testing.T) {
@@ -85,16 +91,16 @@ func TestBearerTokenFileRotates(t *testing.T) {
 	if err := do(); err != nil {
 		t.Fatal(err)
 	}
-	// Rotated file, cache still fresh: the token is re-read after the TTL.
+	// Rotated file: the token is re-read once it is TokenFileMaxAge old.
 	write("token-two")
 	mu.Lock()
 	valid = "token-two"
 	mu.Unlock()
-	clock.Advance(tokenFileTTL + time.Second)
+	clock.Advance(TokenFileMaxAge + time.Second)
 	if err := do(); err != nil {
 		t.Fatal(err)
 	}
-	// Rotated again, within the TTL: the 401 makes the client re-read once
+	// Rotated again, within TokenFileMaxAge: the 401 makes the client re-read once
 	// and retry (the body is replayed).
 	write("token-three")
 	mu.Lock()
@@ -119,17 +125,124 @@ func TestBearerTokenFileRotates(t *testing.T) {
 	}
 }
 
-func TestBearerTokenFileMissingIsAConfigError(t *testing.T) {
-	_, err := NewClient(&Config{Host: "https://x", BearerTokenFile: filepath.Join(t.TempDir(), "none")})
-	var ce *ConfigError
-	if !errors.As(err, &ce) || ce.Field != "BearerTokenFile" {
-		t.Errorf("err = %v", err)
+func TestBearerTokenFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	secret := "s3cr3t-token-value"
+	tests := []struct {
+		name    string
+		content *string // nil: no file
+		path    string  // instead of a file in dir
+		want    error
+	}{
+		{name: "missing file is fs.ErrNotExist", want: fs.ErrNotExist},
+		{name: "empty file is ErrEmptyTokenFile", content: ptr("  \n"), want: ErrEmptyTokenFile},
+		{name: "newline inside the token is ErrInvalidToken", content: ptr(secret + "\n" + secret), want: ErrInvalidToken},
+		{name: "huge file is ErrTokenFileTooLarge", content: ptr(strings.Repeat("a", 1<<20+1)), want: ErrTokenFileTooLarge},
+		{name: "a device is not read", path: "/dev/zero", want: boundedread.ErrNotRegular},
 	}
-	empty := filepath.Join(t.TempDir(), "empty")
-	_ = os.WriteFile(empty, nil, 0o600)
-	_, err = NewClient(&Config{Host: "https://x", BearerTokenFile: empty})
-	if !errors.Is(err, ErrEmptyTokenFile) {
-		t.Errorf("err = %v", err)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := tt.path
+			if path == "" {
+				path = filepath.Join(dir, fmt.Sprint(i))
+			}
+			if tt.content != nil {
+				if err := os.WriteFile(path, []byte(*tt.content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := NewClient(&Config{Host: "https://x", BearerTokenFile: path})
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Field != "BearerTokenFile" {
+				t.Fatalf("err = %v, want a *ConfigError for BearerTokenFile", err)
+			}
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Fatalf("error leaks the token: %v", err)
+			}
+			if _, rerr := ReadTokenFile(path); !errors.Is(rerr, tt.want) {
+				t.Fatalf("ReadTokenFile: err = %v, want %v", rerr, tt.want)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestBearerTokenFileRereadFailureKeepsTokenAndWarns(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte("good-token"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { got = append(got, r.Header.Get("Authorization")) })
+	var logs bytes.Buffer
+	c, clock := newTestClient(t, srv, func(cfg *Config) {
+		cfg.BearerTokenFile, cfg.AllowInsecureAuth = file, true
+		cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	})
+	if err := os.WriteFile(file, []byte("leaked-secret\nleaked-secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(TokenFileMaxAge)
+	for range 3 {
+		if err := c.Get().AbsPath("/").Do(context.Background()).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(got, ",") != "Bearer good-token,Bearer good-token,Bearer good-token" {
+		t.Fatalf("sent %q, want the previous token kept", got)
+	}
+	out := logs.String()
+	if n := strings.Count(out, "level=WARN"); n != 1 {
+		t.Fatalf("%d warnings, want one per failed re-read (not one per request):\n%s", n, out)
+	}
+	if !strings.Contains(out, "re-reading the bearer token file failed") || strings.Contains(out, "leaked-secret") || strings.Contains(out, "good-token") {
+		t.Fatalf("log: %s", out)
+	}
+}
+
+func TestConflictingCredentialsAreRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte("tok"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		mod   func(*Config)
+		field string // "" when valid
+	}{
+		{"bearer token alone", func(c *Config) { c.BearerToken = "t" }, ""},
+		{"token file alone", func(c *Config) { c.BearerTokenFile = file }, ""},
+		{"basic alone", func(c *Config) { c.Username, c.Password = "u", "p" }, ""},
+		{"Auth alone", func(c *Config) { c.Auth = headerAuth("x") }, ""},
+		{"token and token file", func(c *Config) { c.BearerToken, c.BearerTokenFile = "t", file }, "BearerTokenFile"},
+		{"token and basic", func(c *Config) { c.BearerToken, c.Username = "t", "u" }, "Username/Password"},
+		{"password alone with a token", func(c *Config) { c.BearerToken, c.Password = "t", "p" }, "Username/Password"},
+		{"token file and Auth", func(c *Config) { c.BearerTokenFile, c.Auth = file, headerAuth("x") }, "Auth"},
+		{"token and Auth", func(c *Config) { c.BearerToken, c.Auth = "t", headerAuth("x") }, "Auth"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := &Config{Host: "https://x"}
+			tt.mod(cfg)
+			err := cfg.Validate()
+			if tt.field == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Field != tt.field || !errors.Is(err, ErrConflictingAuth) {
+				t.Fatalf("err = %v, want a *ConfigError for %s wrapping ErrConflictingAuth", err, tt.field)
+			}
+			if strings.Contains(err.Error(), "t,") || strings.Contains(err.Error(), "\"p\"") {
+				t.Fatalf("error quotes a secret: %v", err)
+			}
+		})
 	}
 }
 
@@ -143,7 +256,6 @@ func TestBasicAuthAndAuthenticator(t *testing.T) {
 	}
 	c, _ = newTestClient(t, srv, func(cfg *Config) {
 		cfg.Auth = headerAuth("Bearer from-auth")
-		cfg.BearerToken = "ignored"
 		cfg.AllowInsecureAuth = true
 	})
 	_ = c.Get().AbsPath("/").Do(context.Background())

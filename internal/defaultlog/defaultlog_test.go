@@ -1,0 +1,57 @@
+package defaultlog_test
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/kubego/kubego/internal/defaultlog"
+)
+
+// swapDefault points slog.Default() at a buffer for the test and restores
+// it afterwards. Tests that call it must not run in parallel.
+func swapDefault(t *testing.T) *bytes.Buffer {
+	t.Helper()
+	var buf bytes.Buffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	t.Cleanup(func() { slog.SetDefault(old) })
+	return &buf
+}
+
+func TestNoLoggerSendsWarningsToTheDefault(t *testing.T) {
+	buf := swapDefault(t)
+	log := defaultlog.Or(nil).With("informer", "pods").WithGroup("g")
+	log.Debug("chatter")
+	log.Info("progress")
+	log.Warn("watch failed", "err", "boom")
+	log.Error("sync failed")
+	out := buf.String()
+	for _, absent := range []string{"chatter", "progress"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("%q reached the default logger:\n%s", absent, out)
+		}
+	}
+	for _, present := range []string{"level=WARN msg=\"watch failed\" informer=pods g.err=boom", "level=ERROR msg=\"sync failed\" informer=pods"} {
+		if !strings.Contains(out, present) {
+			t.Errorf("missing %q in:\n%s", present, out)
+		}
+	}
+}
+
+func TestDefaultIsLookedUpWhenLogging(t *testing.T) {
+	log := defaultlog.New()
+	buf := swapDefault(t) // after the logger was made
+	log.Warn("late")
+	if !strings.Contains(buf.String(), "late") {
+		t.Fatalf("a default set after New was not used: %q", buf.String())
+	}
+}
+
+func TestGivenLoggerIsKept(t *testing.T) {
+	l := slog.New(slog.DiscardHandler)
+	if defaultlog.Or(l) != l {
+		t.Fatal("Or replaced a given logger")
+	}
+}
