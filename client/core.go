@@ -21,7 +21,7 @@ import (
 type core struct {
 	c        *Client
 	ti       *typeInfo
-	explicit *Mapping // set by ForMapping; wins over ti
+	explicit *Mapping // set by TypedMapping; wins over ti
 	ns       string
 }
 

@@ -71,7 +71,7 @@ func watchHinted[T informer.Object](ctx context.Context, k core, opts metav1.Lis
 	return w, nil
 }
 
-// ListerWatcher makes c an informer.Source, so an informer.Factory built on
+// ListerWatcher makes c an informer.Backend, so an informer.Factory built on
 // it can serve any type c can map: typed targets through c's Registry,
 // built-in table and Mapper; unstructured and metadata targets by their
 // resource. It does not block.
@@ -107,7 +107,7 @@ func (c *Client) ListerWatcher(ctx context.Context, t informer.Target) (informer
 }
 
 var (
-	_ informer.Source                         = (*Client)(nil)
+	_ informer.Backend                        = (*Client)(nil)
 	_ informer.HintedWatcher[informer.Object] = objectLW{}
 )
 

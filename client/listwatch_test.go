@@ -42,7 +42,7 @@ func TestSourceServesEachForm(t *testing.T) {
 						"items": []any{map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadata", "metadata": map[string]any{"name": "p1", "namespace": "ns"}}}})
 				}
 			}
-			var src informer.Source = c
+			var src informer.Backend = c
 			lw, err := src.ListerWatcher(context.Background(), tt.target)
 			if err != nil {
 				t.Fatal(err)
@@ -68,7 +68,7 @@ func TestSourceServesEachForm(t *testing.T) {
 func TestResourceListerWatcher(t *testing.T) {
 	f, c := newFake(t, client.Options{})
 	f.respond = podList
-	var lw informer.ListerWatcher[*corev1.Pod] = client.For[*corev1.Pod](c).Namespace("ns").ListerWatcher()
+	var lw informer.ListerWatcher[*corev1.Pod] = client.Typed[*corev1.Pod](c).Namespace("ns").ListerWatcher()
 	res, err := lw.List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -115,5 +115,5 @@
 //
 // New builds a Controller on any informer.Factory; its Start also starts
 // the factory (a no-op if it runs already). Tests can give the factory an
-// in-memory informer.Source and run everything under testing/synctest.
+// in-memory informer.Backend and run everything under testing/synctest.
 package controller

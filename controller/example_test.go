@@ -27,8 +27,8 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	cache := informer.For[*appsv1.Deployment](mgr.Factory(), informer.ForOptions{}).Lister()
-	deployments := client.For[*appsv1.Deployment](mgr.Client())
+	cache := informer.Shared[*appsv1.Deployment](mgr.Factory(), informer.SharedOptions{}).Lister()
+	deployments := client.Typed[*appsv1.Deployment](mgr.Client())
 	labeled := make(chan string, 2)
 
 	reconcile := func(ctx context.Context, req controller.Request) (controller.Result, error) {

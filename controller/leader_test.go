@@ -67,7 +67,7 @@ func TestLosingLeadershipCancelsReconcilesAndStopsTheManager(t *testing.T) {
 	}
 
 	// Another candidate takes the lease over.
-	leases := client.For[*coordinationv1.Lease](mgr.Client()).Namespace(lock.Namespace)
+	leases := client.Typed[*coordinationv1.Lease](mgr.Client()).Namespace(lock.Namespace)
 	l, err := leases.Get(t.Context(), lock.Name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

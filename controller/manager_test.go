@@ -52,8 +52,8 @@ func get(t *testing.T, url string) (int, string) {
 
 // labelOnce is a small labeler: it patches a label onto each Deployment.
 func labelOnce(mgr *controller.Manager, calls *atomic.Int64) controller.Reconciler {
-	lister := informer.For[*appsv1.Deployment](mgr.Factory(), informer.ForOptions{}).Lister()
-	deps := client.For[*appsv1.Deployment](mgr.Client())
+	lister := informer.Shared[*appsv1.Deployment](mgr.Factory(), informer.SharedOptions{}).Lister()
+	deps := client.Typed[*appsv1.Deployment](mgr.Client())
 	return controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
 		calls.Add(1)
 		d, ok := lister.GetKey(informer.Key{Namespace: req.Namespace, Name: req.Name})
@@ -103,7 +103,7 @@ func TestManagerServesProbesAndMetrics(t *testing.T) {
 	metrics := "http://" + mgr.MetricsAddr().String() + "/metrics"
 
 	eventually(t, "all labeled", func() bool {
-		l, err := client.For[*appsv1.Deployment](mgr.Client()).List(ctx, metav1.ListOptions{LabelSelector: "done=yes"})
+		l, err := client.Typed[*appsv1.Deployment](mgr.Client()).List(ctx, metav1.ListOptions{LabelSelector: "done=yes"})
 		return err == nil && len(l.Items) == 10
 	})
 	eventually(t, "readyz", func() bool { code, _ := get(t, health+"/readyz"); return code == 200 })

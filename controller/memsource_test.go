@@ -12,7 +12,7 @@ import (
 	"github.com/kubego/kubego/informer"
 )
 
-// memSource is an in-memory informer.Source for unit tests: one store per
+// memSource is an in-memory informer.Backend for unit tests: one store per
 // Go type, LIST and WATCH served from it, writes fanned out to watchers.
 // It has no timers, so it works inside testing/synctest bubbles.
 type memSource struct {

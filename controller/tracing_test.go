@@ -90,7 +90,7 @@ func TestTracesReconcilesAndTheirRequests(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
 	eventually(t, "labeled", func() bool {
-		d, err := client.For[*appsv1.Deployment](mgr.Client()).Namespace("apps").Get(ctx, "web", metav1.GetOptions{})
+		d, err := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace("apps").Get(ctx, "web", metav1.GetOptions{})
 		return err == nil && d.Labels["done"] == "yes"
 	})
 	cancel()

@@ -36,7 +36,7 @@ func setupVariant(mgr *controller.Manager, v variant, ns string) error {
 	name := "labeler"
 	patch := []byte(`{"metadata":{"labels":{"` + labeler.Label + `":"` + name + `"}}}`)
 	deployments := appsv1.SchemeGroupVersion.WithResource("deployments")
-	c := client.For[*appsv1.Deployment](mgr.Client())
+	c := client.Typed[*appsv1.Deployment](mgr.Client())
 	lacks := func(e controller.Event) bool {
 		if e.Type == controller.Delete {
 			return false
@@ -48,13 +48,13 @@ func setupVariant(mgr *controller.Manager, v variant, ns string) error {
 	var src controller.Source
 	switch v {
 	case variantV0:
-		io := informer.ForOptions{Namespace: ns}
-		l := informer.ForMetadata(mgr.Factory(), deployments, io).Lister()
+		io := informer.SharedOptions{Namespace: ns}
+		l := informer.SharedMetadata(mgr.Factory(), deployments, io).Lister()
 		get = func(k informer.Key) (metav1.Object, bool) { return l.GetKey(k) }
 		src = controller.ForMetadata(deployments, controller.SourceOptions{Informer: io, Predicates: []controller.Predicate{controller.LabelsChanged}})
 	case variantTyped:
-		io := informer.ForOptions{Namespace: ns, LabelSelector: "!" + labeler.Label}
-		l := informer.For[*appsv1.Deployment](mgr.Factory(), io).Lister()
+		io := informer.SharedOptions{Namespace: ns, LabelSelector: "!" + labeler.Label}
+		l := informer.Shared[*appsv1.Deployment](mgr.Factory(), io).Lister()
 		get = func(k informer.Key) (metav1.Object, bool) { return l.GetKey(k) }
 		src = controller.For[*appsv1.Deployment](controller.SourceOptions{Informer: io, Predicates: []controller.Predicate{controller.LabelsChanged, lacks}})
 	default:

@@ -50,7 +50,7 @@ func run(ctx context.Context, log *slog.Logger, path string, sample bool) error 
 	}
 	if sample {
 		w := &widget.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "sample"}, Spec: widget.Spec{Color: "blue", Size: 3}}
-		if _, err := client.For[*widget.Widget](mgr.Client()).Create(ctx, w, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		if _, err := client.Typed[*widget.Widget](mgr.Client()).Create(ctx, w, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating the sample: %w", err)
 		}
 	}

@@ -63,7 +63,7 @@ func main() {
 func podsByNode(ctx context.Context, c *client.Client, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	pods := informer.For[*corev1.Pod](f, informer.ForOptions{})
+	pods := informer.Shared[*corev1.Pod](f, informer.SharedOptions{})
 	pods.AddIndexers(map[string]informer.IndexFunc[*corev1.Pod]{ByNode: nodeOf})
 	f.Start(ctx)
 	defer func() {

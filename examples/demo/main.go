@@ -71,10 +71,10 @@ func run(ctx context.Context, out io.Writer) error {
 	// 2. A few Deployments, created through kubego.
 	c := mgr.Client()
 	const ns = "demo"
-	if _, err := client.For[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.Typed[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	deployments := client.For[*appsv1.Deployment](c).Namespace(ns)
+	deployments := client.Typed[*appsv1.Deployment](c).Namespace(ns)
 	names := []string{"web", "api", "worker"}
 	for _, name := range names {
 		if _, err := deployments.Create(ctx, newDeployment(name), metav1.CreateOptions{}); err != nil {

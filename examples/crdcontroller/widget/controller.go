@@ -25,8 +25,8 @@ type Reconciler struct {
 // (Register in ManagerOptions.Client.Registry).
 func Setup(mgr *controller.Manager) (*controller.Controller, error) {
 	r := &Reconciler{
-		cache:   informer.For[*Widget](mgr.Factory(), informer.ForOptions{}).Lister(),
-		widgets: client.For[*Widget](mgr.Client()),
+		cache:   informer.Shared[*Widget](mgr.Factory(), informer.SharedOptions{}).Lister(),
+		widgets: client.Typed[*Widget](mgr.Client()),
 	}
 	return mgr.NewController(controller.Options{
 		Name:       "widgets",

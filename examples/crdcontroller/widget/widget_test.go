@@ -32,7 +32,7 @@ func TestInstallsTheCRDAndReconcilesWidgets(t *testing.T) {
 	if err := widget.Install(ctx, mgr.Client()); err != nil {
 		t.Fatalf("second install: %v", err)
 	}
-	widgets := client.For[*widget.Widget](mgr.Client()).Namespace("default")
+	widgets := client.Typed[*widget.Widget](mgr.Client()).Namespace("default")
 	if _, err := widgets.Create(ctx, &widget.Widget{ObjectMeta: metav1.ObjectMeta{Name: "w"}, Spec: widget.Spec{Color: "red", Size: 2}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

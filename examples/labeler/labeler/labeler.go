@@ -76,13 +76,13 @@ func Setup(mgr *controller.Manager, opts Options) (*controller.Controller, error
 	// writes) reach it. One the labeler labels leaves the selection (a
 	// DELETED event); one whose label is removed comes back (ADDED) and
 	// is labeled again.
-	io := informer.ForOptions{Namespace: opts.Namespace, LabelSelector: "!" + Label}
+	io := informer.SharedOptions{Namespace: opts.Namespace, LabelSelector: "!" + Label}
 	deployments := appsv1.SchemeGroupVersion.WithResource("deployments")
 	r := &Reconciler{
 		name: opts.Name,
 		// The same options as the For source: one shared informer.
-		deployments: informer.ForMetadata(mgr.Factory(), deployments, io).Lister(),
-		client:      client.For[*appsv1.Deployment](mgr.Client()),
+		deployments: informer.SharedMetadata(mgr.Factory(), deployments, io).Lister(),
+		client:      client.Typed[*appsv1.Deployment](mgr.Client()),
 		patch:       patch,
 	}
 	return mgr.NewController(controller.Options{

@@ -39,7 +39,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e := &env{t: t, cp: cp, c: mgr.Client(), ns: strings.ToLower(strings.ReplaceAll(t.Name(), "_", "-"))}
-	if _, err := client.For[*corev1.Namespace](e.c).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.Typed[*corev1.Namespace](e.c).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -48,7 +48,7 @@ func newEnv(t *testing.T) *env {
 // create creates Deployments named prefix-0 … prefix-(n-1), 8 at a time.
 func (e *env) create(prefix string, n int) {
 	e.t.Helper()
-	deps := client.For[*appsv1.Deployment](e.c).Namespace(e.ns)
+	deps := client.Typed[*appsv1.Deployment](e.c).Namespace(e.ns)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	sem := make(chan struct{}, 8)
@@ -73,7 +73,7 @@ func (e *env) create(prefix string, n int) {
 // and how many there are.
 func (e *env) labeled() (labeled, total int) {
 	e.t.Helper()
-	list, err := client.For[*appsv1.Deployment](e.c).Namespace(e.ns).List(e.t.Context(), metav1.ListOptions{})
+	list, err := client.Typed[*appsv1.Deployment](e.c).Namespace(e.ns).List(e.t.Context(), metav1.ListOptions{})
 	if err != nil {
 		e.t.Fatal(err)
 	}

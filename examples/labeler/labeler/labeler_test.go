@@ -51,7 +51,7 @@ func TestLabelsWhatLacksTheLabelOnly(t *testing.T) {
 	mctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()
-	deps := client.For[*appsv1.Deployment](mgr.Client()).Namespace("apps")
+	deps := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace("apps")
 	for {
 		l, err := deps.List(ctx, metav1.ListOptions{LabelSelector: labeler.Label + "=unit"})
 		if err != nil {
@@ -106,9 +106,9 @@ func TestRelabelsARemovedLabelAndCachesOnlyUnlabeled(t *testing.T) {
 	mctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()
-	deps := client.For[*appsv1.Deployment](mgr.Client()).Namespace("apps")
-	cached := informer.ForMetadata(mgr.Factory(), appsv1.SchemeGroupVersion.WithResource("deployments"),
-		informer.ForOptions{Namespace: "apps", LabelSelector: "!" + labeler.Label}).Lister()
+	deps := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace("apps")
+	cached := informer.SharedMetadata(mgr.Factory(), appsv1.SchemeGroupVersion.WithResource("deployments"),
+		informer.SharedOptions{Namespace: "apps", LabelSelector: "!" + labeler.Label}).Lister()
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
 		for !cond() {
