@@ -122,7 +122,7 @@ func (h *harness) stop(t *testing.T) {
 	<-h.done
 }
 
-var reqA = Request{Namespace: "ns", Name: "a"}
+var reqA = Request{Key: informer.Key{Namespace: "ns", Name: "a"}}
 
 func TestReconcilesEveryObjectOnceAfterSync(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -443,14 +443,14 @@ func TestOwnsEnqueuesTheControllingOwner(t *testing.T) {
 			Owns[*appsv1.ReplicaSet](SourceOptions{}),
 		}})
 		synctest.Wait()
-		web := Request{Namespace: "ns", Name: "web"}
+		web := Request{Key: informer.Key{Namespace: "ns", Name: "web"}}
 		if got := rec.times(web); len(got) != 1 || rec.total() != 1 {
 			t.Fatalf("reconciles: %v; want only %v once", rec.calls, web)
 		}
 		// An update that moves the controller ref enqueues old and new owner.
 		src.write(rs("web-1", ref("apps/v1", "Deployment", "web2", true)))
 		synctest.Wait()
-		if len(rec.times(web)) != 2 || len(rec.times(Request{Namespace: "ns", Name: "web2"})) != 1 {
+		if len(rec.times(web)) != 2 || len(rec.times(Request{Key: informer.Key{Namespace: "ns", Name: "web2"}})) != 1 {
 			t.Fatalf("after owner change: %v", rec.calls)
 		}
 		h.stop(t)
@@ -474,7 +474,7 @@ func TestWatchesMapsEventsToRequests(t *testing.T) {
 		src := newMemSource(cm("settings"))
 		rec := &recorder{}
 		mapFn := func(_ context.Context, o *corev1.ConfigMap) []Request {
-			return []Request{{Namespace: o.Namespace, Name: "app-1"}, {Namespace: o.Namespace, Name: "app-2"}}
+			return []Request{{Key: informer.Key{Namespace: o.Namespace, Name: "app-1"}}, {Key: informer.Key{Namespace: o.Namespace, Name: "app-2"}}}
 		}
 		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{Watches(mapFn, SourceOptions{})}})
 		synctest.Wait()

@@ -238,7 +238,7 @@ func (s *kindSource[T]) OnDelete(obj T, finalStateUnknown bool) {
 func (s *kindSource[T]) emit(obj T) {
 	switch s.kind {
 	case kindFor:
-		s.enqueue(Request{Namespace: obj.GetNamespace(), Name: obj.GetName()})
+		s.enqueue(Request{Key: informer.KeyOf(obj)})
 	case kindOwns:
 		if req, ok := ownerRequest(obj, s.owner, s.opts.ClusterScopedOwner); ok {
 			s.enqueue(req)
@@ -264,7 +264,7 @@ func ownerRequest(obj metav1.Object, owner schema.GroupKind, clusterScoped bool)
 	if err != nil || gv.Group != owner.Group {
 		return Request{}, false
 	}
-	req := Request{Name: ref.Name}
+	req := Request{Key: informer.Key{Name: ref.Name}}
 	if !clusterScoped {
 		req.Namespace = obj.GetNamespace()
 	}
