@@ -79,8 +79,9 @@ func For[T informer.Object](opts SourceOptions) Source {
 // owner references, generation...), without spec or status. Use it
 // instead of For when the reconciler needs only metadata, as a labeler
 // does: the API server sends less, the client decodes and caches less.
-// Read the objects with informer.SharedMetadata on the Manager's Factory with
-// the same ForOptions, which returns the same shared informer.
+// Read the objects with informer.SharedMetadata on the Controller's
+// factory with the same SharedOptions, which returns the same shared
+// informer.
 //
 // Owns sources of a Controller whose For source is ForMetadata must set
 // SourceOptions.OwnerKind.

@@ -20,7 +20,7 @@ func meta(name string, labels map[string]string) *metav1.PartialObjectMetadata {
 func TestForMetadataReconcilesFromTheMetadataInformer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gvr := metav1.SchemeGroupVersion.WithResource("configmaps")
-		src := newMemSource(meta("a", nil), meta("b", nil))
+		src := newMemBackend(meta("a", nil), meta("b", nil))
 		rec := &recorder{}
 		s := ForMetadata(gvr, SourceOptions{Predicates: []Predicate{LabelsChanged}})
 		if got := s.String(); !strings.HasPrefix(got, "ForMetadata[") {

@@ -13,7 +13,7 @@
 //     JSON merge patch adding the label to each, from W goroutines (W = the
 //     labeler's worker count, 4 by default), on a kubego client made from
 //     the same rest.Config. The clock stops at the last patch response.
-//   - labeler: start a controller.Manager running the labeler restricted to
+//   - labeler: start a manager.Manager running the labeler restricted to
 //     the namespace, with default settings. The clock starts before
 //     Manager.Start and stops when the N-th successful patch response
 //     arrives (counted by a WrapTransport round-tripper), so it includes
@@ -69,9 +69,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/client"
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/labeler/labeler"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 )
@@ -294,7 +294,7 @@ func runLabeler(ctx context.Context, cfg *rest.Config, ns string, n int, m mode,
 		})
 	}
 	start := time.Now()
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cfg, Logger: log})
+	mgr, err := manager.New(manager.Options{Config: cfg, Logger: log})
 	if err != nil {
 		return 0, 0, nil, nil, err
 	}

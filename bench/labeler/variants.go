@@ -13,6 +13,7 @@ import (
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/labeler/labeler"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/manager"
 )
 
 // variant is an alternative labeler design, for A/B runs against
@@ -32,7 +33,7 @@ const (
 	variantTyped variant = "typed"
 )
 
-func setupVariant(mgr *controller.Manager, v variant, ns string) error {
+func setupVariant(mgr *manager.Manager, v variant, ns string) error {
 	name := "labeler"
 	patch := []byte(`{"metadata":{"labels":{"` + labeler.Label + `":"` + name + `"}}}`)
 	deployments := appsv1.SchemeGroupVersion.WithResource("deployments")
@@ -61,7 +62,7 @@ func setupVariant(mgr *controller.Manager, v variant, ns string) error {
 		return fmt.Errorf("unknown labeler variant %q", v)
 	}
 	r := controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
-		d, ok := get(informer.Key{Namespace: req.Namespace, Name: req.Name})
+		d, ok := get(req.Key)
 		if !ok {
 			return controller.Result{}, nil
 		}

@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubego/kubego/client"
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/crdcontroller/widget"
+	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/testenv"
 )
 
@@ -25,7 +25,7 @@ func TestWidgetControllerOnARealServer(t *testing.T) {
 	defer cancel()
 	reg := client.NewRegistry()
 	widget.Register(reg)
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cp.Config(), Client: client.Options{Registry: reg}})
+	mgr, err := manager.New(manager.Options{Config: cp.Config(), Client: client.Options{Registry: reg}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/client"
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/labeler/labeler"
 	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/manager"
 )
 
 // On the in-memory API server: unlabeled Deployments get the label, one
@@ -39,7 +39,7 @@ func TestLabelsWhatLacksTheLabelOnly(t *testing.T) {
 	var patches patchCounter
 	cfg := srv.Config()
 	cfg.WrapTransport = patches.wrap
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cfg})
+	mgr, err := manager.New(manager.Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestRelabelsARemovedLabelAndCachesOnlyUnlabeled(t *testing.T) {
 	var patches patchCounter
 	cfg := srv.Config()
 	cfg.WrapTransport = patches.wrap
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cfg})
+	mgr, err := manager.New(manager.Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestRelabelsARemovedLabelAndCachesOnlyUnlabeled(t *testing.T) {
 }
 
 // reconciles returns the labeler's reconcile count from mgr's metrics.
-func reconciles(t *testing.T, mgr *controller.Manager) float64 {
+func reconciles(t *testing.T, mgr *manager.Manager) float64 {
 	t.Helper()
 	families, err := mgr.Registry().Gather()
 	if err != nil {
