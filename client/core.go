@@ -15,7 +15,7 @@ import (
 	"github.com/kubego/kubego/rest"
 )
 
-// core is the untyped engine behind Resource[T] and the informer Source: it
+// core is the untyped engine behind Resource[T] and the informer Backend: it
 // builds requests and decodes answers for one Go type and namespace. It is
 // immutable.
 type core struct {

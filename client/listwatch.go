@@ -121,7 +121,8 @@ func explicitFor(ti *typeInfo, t informer.Target) *Mapping {
 	return &m
 }
 
-// objectLW is the untyped ListerWatcher of a Source.
+// objectLW is the untyped ListerWatcher the Client, as an informer.Backend,
+// returns for a Target.
 type objectLW struct{ k core }
 
 // WatchHinted implements informer.HintedWatcher (see
