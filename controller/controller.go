@@ -238,13 +238,13 @@ func (c *Controller) Start(ctx context.Context) error {
 	return c.StartAbortable(ctx, nil)
 }
 
-// StartAbortable is Start with a second way to stop: once the workers run,
-// abort being done stops them and cancels the reconciles in flight at
-// once, without the drain (before that, only ctx is watched). A manager
-// runs a leader-only controller this way and aborts it when leadership is
-// lost, since a replica that no longer leads must stop acting before
-// another one starts. A nil abort makes it Start; it returns what Start
-// returns.
+// StartAbortable is Start with a second way to stop: once the sources have
+// synced, abort being done (then or later) stops the workers and cancels
+// the reconciles in flight at once, without the drain; the wait for the
+// sync itself ends only with ctx. A manager runs a leader-only controller
+// this way and aborts it when leadership is lost, since a replica that no
+// longer leads must stop acting before another one starts. A nil abort
+// makes it Start; it returns what Start returns.
 func (c *Controller) StartAbortable(ctx, abort context.Context) error {
 	if c.started.Swap(true) {
 		return fmt.Errorf("controller %s: %w", c.name, ErrAlreadyStarted)
