@@ -70,7 +70,7 @@ func benchmarkList(b *testing.B, proto bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pods := client.For[*corev1.Pod](client.New(rc, client.Options{})).Namespace("bench")
+	pods := client.Typed[*corev1.Pod](client.New(rc, client.Options{})).Namespace("bench")
 	ctx := context.Background()
 	b.SetBytes(int64(body.Len()))
 	b.ReportAllocs()
@@ -93,7 +93,7 @@ func BenchmarkFor(b *testing.B) {
 	c := client.New(rc, client.Options{})
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = client.For[*corev1.Pod](c).Namespace("ns")
+		_ = client.Typed[*corev1.Pod](c).Namespace("ns")
 	}
 }
 

@@ -39,7 +39,7 @@ type Options struct {
 }
 
 // Client is the entry point of typed access: it holds the rest client and
-// the type-to-resource knowledge that For uses. It is safe for concurrent
+// the type-to-resource knowledge that Typed uses. It is safe for concurrent
 // use and cheap to share; Resource values made from it are too.
 type Client struct {
 	rest         *rest.Client

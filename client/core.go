@@ -16,13 +16,13 @@ import (
 	"github.com/kubego/kubego/rest"
 )
 
-// core is the untyped engine behind Resource[T] and the informer Source: it
+// core is the untyped engine behind Resource[T] and the informer Backend: it
 // builds requests and decodes answers for one Go type and namespace. It is
 // immutable.
 type core struct {
 	c        *Client
 	ti       *typeInfo
-	explicit *Mapping // set by ForMapping; wins over ti
+	explicit *Mapping // set by TypedMapping; wins over ti
 	ns       string
 }
 

@@ -4,12 +4,12 @@
 //
 // # Getting a client
 //
-// Build a rest.Client, wrap it in a Client, and ask For the resource of a
+// Build a rest.Client, wrap it in a Client, and ask Typed for the client of a
 // type:
 //
 //	rc, err := rest.NewClient(cfg)
 //	c := client.New(rc, client.Options{})
-//	pods := client.For[*corev1.Pod](c).Namespace("default")
+//	pods := client.Typed[*corev1.Pod](c).Namespace("default")
 //	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
 //
 // The same clients are reachable in the familiar clientset shape through
@@ -93,6 +93,6 @@
 // # Informers
 //
 // Resource.ListerWatcher adapts a client to informer.ListerWatcher, and a
-// *Client is an informer.Source, so an informer factory can be built on it
+// *Client is an informer.Backend, so an informer factory can be built on it
 // for typed, unstructured and metadata targets.
 package client

@@ -43,9 +43,8 @@ func demoServer() (*httptest.Server, *rest.Config) {
 	return srv, &rest.Config{Host: srv.URL, ContentType: rest.ContentTypeJSON}
 }
 
-// The classic first typed-client program: list the pods of a namespace and
-// print their names.
-func ExampleFor() {
+// List the pods of a namespace and print their names.
+func ExampleTyped() {
 	srv, cfg := demoServer()
 	defer srv.Close()
 	ctx := context.Background()
@@ -56,7 +55,7 @@ func ExampleFor() {
 		return
 	}
 	c := client.New(rc, client.Options{})
-	pods, err := client.For[*corev1.Pod](c).Namespace("default").List(ctx, metav1.ListOptions{})
+	pods, err := client.Typed[*corev1.Pod](c).Namespace("default").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -81,7 +80,7 @@ func ExampleRegister() {
 	rc, _ := rest.NewClient(cfg)
 	c := client.New(rc, client.Options{Registry: reg})
 
-	w, err := client.For[*Widget](c).Namespace("default").Get(ctx, "w", metav1.GetOptions{})
+	w, err := client.Typed[*Widget](c).Namespace("default").Get(ctx, "w", metav1.GetOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -97,7 +96,7 @@ func ExampleResource_Apply() {
 	defer srv.Close()
 	ctx := context.Background()
 	rc, _ := rest.NewClient(cfg)
-	deployments := client.For[*appsv1.Deployment](client.New(rc, client.Options{})).Namespace("default")
+	deployments := client.Typed[*appsv1.Deployment](client.New(rc, client.Options{})).Namespace("default")
 
 	d, err := deployments.Apply(ctx, map[string]any{
 		"metadata": map[string]any{"name": "web"},
@@ -117,7 +116,7 @@ func ExampleResource_All() {
 	defer srv.Close()
 	ctx := context.Background()
 	rc, _ := rest.NewClient(cfg)
-	pods := client.For[*corev1.Pod](client.New(rc, client.Options{})).Namespace("default")
+	pods := client.Typed[*corev1.Pod](client.New(rc, client.Options{})).Namespace("default")
 
 	for pod, err := range pods.All(ctx, client.AllOptions{List: metav1.ListOptions{Limit: 100}}) {
 		if err != nil {
@@ -137,7 +136,7 @@ func ExampleRetryOnConflict() {
 	defer srv.Close()
 	ctx := context.Background()
 	rc, _ := rest.NewClient(cfg)
-	deployments := client.For[*appsv1.Deployment](client.New(rc, client.Options{})).Namespace("default")
+	deployments := client.Typed[*appsv1.Deployment](client.New(rc, client.Options{})).Namespace("default")
 
 	err := client.RetryOnConflict(ctx, client.DefaultBackoff(), func(ctx context.Context) error {
 		d, err := deployments.Get(ctx, "web", metav1.GetOptions{})

@@ -73,7 +73,7 @@ func listAs[T any](ctx context.Context, k core, opts metav1.ListOptions) ([]T, m
 	return items, lm, nil
 }
 
-// ListerWatcher makes c an informer.Source, so an informer.Factory built on
+// ListerWatcher makes c an informer.Backend, so an informer.Factory built on
 // it can serve any type c can map: typed targets through c's Registry,
 // built-in table and Mapper; unstructured and metadata targets by their
 // resource. It does not block.
@@ -108,7 +108,7 @@ func (c *Client) ListerWatcher(ctx context.Context, t informer.Target) (informer
 	return objectLW{k: k}, nil
 }
 
-var _ informer.Source = (*Client)(nil)
+var _ informer.Backend = (*Client)(nil)
 
 // explicitFor builds the mapping of a target that names its resource. List
 // and watch need no scope beyond the namespace the target gives.
@@ -120,7 +120,8 @@ func explicitFor(ti *typeInfo, t informer.Target) *Mapping {
 	return &m
 }
 
-// objectLW is the untyped ListerWatcher of a Source.
+// objectLW is the untyped ListerWatcher the Client, as an informer.Backend,
+// returns for a Target.
 type objectLW struct{ k core }
 
 // WatchHinted is Watch following the informer's hints (see

@@ -43,7 +43,7 @@ func TestSourceServesEachForm(t *testing.T) {
 						"items": []any{map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadata", "metadata": map[string]any{"name": "p1", "namespace": "ns"}}}})
 				}
 			}
-			var src informer.Source = c
+			var src informer.Backend = c
 			lw, err := src.ListerWatcher(context.Background(), tt.target)
 			if err != nil {
 				t.Fatal(err)
@@ -69,7 +69,7 @@ func TestSourceServesEachForm(t *testing.T) {
 func TestResourceListerWatcher(t *testing.T) {
 	f, c := newFake(t, client.Options{})
 	f.respond = podList
-	var lw informer.ListerWatcher[*corev1.Pod] = client.For[*corev1.Pod](c).Namespace("ns").ListerWatcher()
+	var lw informer.ListerWatcher[*corev1.Pod] = client.Typed[*corev1.Pod](c).Namespace("ns").ListerWatcher()
 	res, err := lw.List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestResourceListerWatcherRefusesItemsOfAnotherType(t *testing.T) {
 	// ConfigMaps, which a Pod ListerWatcher must not drop silently (the
 	// informer would take every Pod for deleted).
 	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
-	r := client.ForMapping[*corev1.Pod](c, client.Mapping{Resource: gvr, Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Namespaced: true})
+	r := client.TypedMapping[*corev1.Pod](c, client.Mapping{Resource: gvr, Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Namespaced: true})
 	res, err := r.Namespace("ns").ListerWatcher().List(context.Background(), metav1.ListOptions{})
 	var te *informer.TypeError
 	if !errors.As(err, &te) || te.Got != reflect.TypeFor[*corev1.ConfigMap]() || te.Want != reflect.TypeFor[*corev1.Pod]() {

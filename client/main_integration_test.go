@@ -56,11 +56,11 @@ func setup(t *testing.T, opts client.Options) *env {
 	e.rc, e.c, e.dyn = rc, client.New(rc, opts), dynamic.New(rc, dynamic.Options{})
 	e.ns = "t-" + randomSuffix()
 	ctx := context.Background()
-	if _, err := client.For[*corev1.Namespace](e.c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.Typed[*corev1.Namespace](e.c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = client.For[*corev1.Namespace](e.c).Delete(context.Background(), e.ns, metav1.DeleteOptions{})
+		_ = client.Typed[*corev1.Namespace](e.c).Delete(context.Background(), e.ns, metav1.DeleteOptions{})
 	})
 	return e
 }

@@ -47,7 +47,7 @@ func TestSchemeTypesResolveThroughTheMapper(t *testing.T) {
 	f.respond = func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		writeJSON(w, 200, map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}, "spec": map[string]any{"size": 4}})
 	}
-	w, err := client.For[*Widget](c).Namespace("ns").Get(context.Background(), "w", metav1.GetOptions{})
+	w, err := client.Typed[*Widget](c).Namespace("ns").Get(context.Background(), "w", metav1.GetOptions{})
 	if err != nil || w.Spec.Size != 4 {
 		t.Fatalf("get %v %v", w, err)
 	}
@@ -60,20 +60,20 @@ func TestSchemeTypesResolveThroughTheMapper(t *testing.T) {
 	// A type the mapper does not know is an UnknownTypeError that wraps
 	// the mapper's answer.
 	fm.m.Kind.Kind = "Other"
-	_, err = client.For[*Widget](c).Namespace("ns").Get(context.Background(), "w", metav1.GetOptions{})
+	_, err = client.Typed[*Widget](c).Namespace("ns").Get(context.Background(), "w", metav1.GetOptions{})
 	if !errors.Is(err, client.ErrUnknownType) || !errors.Is(err, discovery.ErrNoMatch) {
 		t.Fatalf("error %v", err)
 	}
 }
 
-func TestUnstructuredThroughForMapping(t *testing.T) {
+func TestUnstructuredThroughTypedMapping(t *testing.T) {
 	f, c := newFake(t, client.Options{})
 	f.respond = func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		writeJSON(w, 200, map[string]any{"apiVersion": "v1", "kind": "ConfigMapList", "metadata": map[string]any{"resourceVersion": "3"},
 			"items": []any{map[string]any{"metadata": map[string]any{"name": "a"}}}})
 	}
 	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-	r := client.ForMapping[*unstructured.Unstructured](c, client.Mapping{Resource: gvr, Kind: gvr.GroupVersion().WithKind("ConfigMap"), Namespaced: true})
+	r := client.TypedMapping[*unstructured.Unstructured](c, client.Mapping{Resource: gvr, Kind: gvr.GroupVersion().WithKind("ConfigMap"), Namespaced: true})
 	l, err := r.Namespace("ns").List(context.Background(), metav1.ListOptions{})
 	if err != nil || len(l.Items) != 1 || l.Items[0].GetName() != "a" || l.Items[0].GetKind() != "ConfigMap" {
 		t.Fatalf("list %+v %v", l, err)

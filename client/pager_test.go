@@ -60,7 +60,7 @@ func collect(t *testing.T, seq func(func(*corev1.ConfigMap, error) bool)) ([]str
 func TestAllFollowsContinueTokens(t *testing.T) {
 	f, c := newFake(t, client.Options{})
 	pagedServer(f, 25, -1)
-	names, err := collect(t, client.For[*corev1.ConfigMap](c).Namespace("ns").All(context.Background(), client.AllOptions{List: metav1.ListOptions{Limit: 10}}))
+	names, err := collect(t, client.Typed[*corev1.ConfigMap](c).Namespace("ns").All(context.Background(), client.AllOptions{List: metav1.ListOptions{Limit: 10}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestAllFollowsContinueTokens(t *testing.T) {
 func TestAllRestartsOnExpiredTokenWithoutDuplicates(t *testing.T) {
 	f, c := newFake(t, client.Options{})
 	pagedServer(f, 25, 20)
-	names, err := collect(t, client.For[*corev1.ConfigMap](c).Namespace("ns").All(context.Background(), client.AllOptions{List: metav1.ListOptions{Limit: 10}}))
+	names, err := collect(t, client.Typed[*corev1.ConfigMap](c).Namespace("ns").All(context.Background(), client.AllOptions{List: metav1.ListOptions{Limit: 10}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestAllRestartsOnExpiredTokenWithoutDuplicates(t *testing.T) {
 func TestAllSnapshotEndsWithExpiredError(t *testing.T) {
 	f, c := newFake(t, client.Options{})
 	pagedServer(f, 25, 10)
-	names, err := collect(t, client.For[*corev1.ConfigMap](c).Namespace("ns").All(context.Background(), client.AllOptions{List: metav1.ListOptions{Limit: 10}, Snapshot: true}))
+	names, err := collect(t, client.Typed[*corev1.ConfigMap](c).Namespace("ns").All(context.Background(), client.AllOptions{List: metav1.ListOptions{Limit: 10}, Snapshot: true}))
 	var ee *client.ExpiredError
 	if !errors.As(err, &ee) || !errors.Is(err, client.ErrSnapshotExpired) || !apierrors.IsResourceExpired(err) {
 		t.Fatalf("error %v, want *ExpiredError wrapping a 410", err)
@@ -112,7 +112,7 @@ func TestAllSnapshotEndsWithExpiredError(t *testing.T) {
 func TestAllStopsWhenTheLoopBreaks(t *testing.T) {
 	f, c := newFake(t, client.Options{})
 	pagedServer(f, 25, -1)
-	for range client.For[*corev1.ConfigMap](c).Namespace("ns").All(context.Background(), client.AllOptions{List: metav1.ListOptions{Limit: 10}}) {
+	for range client.Typed[*corev1.ConfigMap](c).Namespace("ns").All(context.Background(), client.AllOptions{List: metav1.ListOptions{Limit: 10}}) {
 		break
 	}
 	if n := len(f.requests()); n != 1 {

@@ -40,19 +40,19 @@ type Resource[T Object] struct {
 	k core
 }
 
-// For returns the client of T's resource across all namespaces (or of a
+// Typed returns the client of T's resource across all namespaces (or of a
 // cluster-scoped resource). T is mapped to its resource from, in order, the
 // Client's Registry, the table of built-in kinds, and the Client's Mapper
-// (discovery) for types its scheme knows. For never fails: a T that cannot
+// (discovery) for types its scheme knows. Typed never fails: a T that cannot
 // be mapped makes every call return *UnknownTypeError.
-func For[T Object](c *Client) *Resource[T] {
+func Typed[T Object](c *Client) *Resource[T] {
 	return &Resource[T]{k: core{c: c, ti: c.typeOf(reflect.TypeFor[T]())}}
 }
 
-// ForMapping returns the client of the resource m for Go type T, bypassing
+// TypedMapping returns the client of the resource m for Go type T, bypassing
 // lookup. This is how *unstructured.Unstructured and
 // *metav1.PartialObjectMetadata clients name their resource.
-func ForMapping[T Object](c *Client, m Mapping) *Resource[T] {
+func TypedMapping[T Object](c *Client, m Mapping) *Resource[T] {
 	return &Resource[T]{k: core{c: c, ti: c.typeOf(reflect.TypeFor[T]()), explicit: &m}}
 }
 

@@ -76,7 +76,7 @@ func TestRequestShapes(t *testing.T) {
 		{
 			name: "get a namespaced object",
 			call: func(c *client.Client) error {
-				_, err := client.For[*corev1.ConfigMap](c).Namespace("ns").Get(ctx, "x", metav1.GetOptions{ResourceVersion: "5"})
+				_, err := client.Typed[*corev1.ConfigMap](c).Namespace("ns").Get(ctx, "x", metav1.GetOptions{ResourceVersion: "5"})
 				return err
 			},
 			want: seen{Method: "GET", Path: "/api/v1/namespaces/ns/configmaps/x", Query: "resourceVersion=5"},
@@ -84,7 +84,7 @@ func TestRequestShapes(t *testing.T) {
 		{
 			name: "list with selectors, limit and resource version semantics",
 			call: func(c *client.Client) error {
-				_, err := client.For[*appsv1.Deployment](c).Namespace("ns").List(ctx, metav1.ListOptions{
+				_, err := client.Typed[*appsv1.Deployment](c).Namespace("ns").List(ctx, metav1.ListOptions{
 					LabelSelector: "app=web", FieldSelector: "metadata.name=a", Limit: 10, Continue: "tok",
 					ResourceVersion: "7", ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 				})
@@ -96,7 +96,7 @@ func TestRequestShapes(t *testing.T) {
 		{
 			name: "create a cluster-scoped object",
 			call: func(c *client.Client) error {
-				_, err := client.For[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "n"}}, metav1.CreateOptions{FieldManager: "m"})
+				_, err := client.Typed[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "n"}}, metav1.CreateOptions{FieldManager: "m"})
 				return err
 			},
 			want: seen{Method: "POST", Path: "/api/v1/namespaces", Query: "fieldManager=m"},
@@ -104,7 +104,7 @@ func TestRequestShapes(t *testing.T) {
 		{
 			name: "create takes the object's namespace when the client has none",
 			call: func(c *client.Client) error {
-				_, err := client.For[*corev1.ConfigMap](c).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "objns"}}, metav1.CreateOptions{})
+				_, err := client.Typed[*corev1.ConfigMap](c).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "objns"}}, metav1.CreateOptions{})
 				return err
 			},
 			want: seen{Method: "POST", Path: "/api/v1/namespaces/objns/configmaps"},
@@ -112,7 +112,7 @@ func TestRequestShapes(t *testing.T) {
 		{
 			name: "update status goes to the status subresource",
 			call: func(c *client.Client) error {
-				_, err := client.For[*appsv1.Deployment](c).Namespace("ns").UpdateStatus(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d"}}, metav1.UpdateOptions{})
+				_, err := client.Typed[*appsv1.Deployment](c).Namespace("ns").UpdateStatus(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d"}}, metav1.UpdateOptions{})
 				return err
 			},
 			want: seen{Method: "PUT", Path: "/apis/apps/v1/namespaces/ns/deployments/d/status"},
@@ -120,7 +120,7 @@ func TestRequestShapes(t *testing.T) {
 		{
 			name: "delete sends preconditions, propagation and grace period",
 			call: func(c *client.Client) error {
-				return client.For[*corev1.ConfigMap](c).Namespace("ns").Delete(ctx, "x", metav1.DeleteOptions{
+				return client.Typed[*corev1.ConfigMap](c).Namespace("ns").Delete(ctx, "x", metav1.DeleteOptions{
 					GracePeriodSeconds: &one, PropagationPolicy: &bg, Preconditions: &metav1.Preconditions{UID: &uid},
 				})
 			},
@@ -138,14 +138,14 @@ func TestRequestShapes(t *testing.T) {
 		{
 			name: "delete collection with a selector",
 			call: func(c *client.Client) error {
-				return client.For[*corev1.ConfigMap](c).Namespace("ns").DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "a=b"})
+				return client.Typed[*corev1.ConfigMap](c).Namespace("ns").DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "a=b"})
 			},
 			want: seen{Method: "DELETE", Path: "/api/v1/namespaces/ns/configmaps", Query: "labelSelector=a%3Db"},
 		},
 		{
 			name: "scale subresource",
 			call: func(c *client.Client) error {
-				_, err := client.For[*appsv1.Deployment](c).Namespace("ns").UpdateScale(ctx, "d", &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Spec: autoscalingv1.ScaleSpec{Replicas: 3}}, metav1.UpdateOptions{})
+				_, err := client.Typed[*appsv1.Deployment](c).Namespace("ns").UpdateScale(ctx, "d", &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Spec: autoscalingv1.ScaleSpec{Replicas: 3}}, metav1.UpdateOptions{})
 				return err
 			},
 			want: seen{Method: "PUT", Path: "/apis/apps/v1/namespaces/ns/deployments/d/scale"},
@@ -153,14 +153,14 @@ func TestRequestShapes(t *testing.T) {
 		{
 			name: "pod eviction",
 			call: func(c *client.Client) error {
-				return client.Evict(ctx, client.For[*corev1.Pod](c).Namespace("ns"), "p", metav1.DeleteOptions{})
+				return client.Evict(ctx, client.Typed[*corev1.Pod](c).Namespace("ns"), "p", metav1.DeleteOptions{})
 			},
 			want: seen{Method: "POST", Path: "/api/v1/namespaces/ns/pods/p/eviction"},
 		},
 		{
 			name: "pod log stream",
 			call: func(c *client.Client) error {
-				rc, err := client.Logs(ctx, client.For[*corev1.Pod](c).Namespace("ns"), "p", corev1.PodLogOptions{Container: "c", TailLines: &one})
+				rc, err := client.Logs(ctx, client.Typed[*corev1.Pod](c).Namespace("ns"), "p", corev1.PodLogOptions{Container: "c", TailLines: &one})
 				if err != nil {
 					return err
 				}
@@ -172,7 +172,7 @@ func TestRequestShapes(t *testing.T) {
 		{
 			name: "merge patch",
 			call: func(c *client.Client) error {
-				_, err := client.For[*corev1.ConfigMap](c).Namespace("ns").Patch(ctx, "x", types.MergePatchType, []byte(`{"data":{"a":"b"}}`), metav1.PatchOptions{})
+				_, err := client.Typed[*corev1.ConfigMap](c).Namespace("ns").Patch(ctx, "x", types.MergePatchType, []byte(`{"data":{"a":"b"}}`), metav1.PatchOptions{})
 				return err
 			},
 			want: seen{Method: "PATCH", Path: "/api/v1/namespaces/ns/configmaps/x", ContentType: "application/merge-patch+json", Body: `{"data":{"a":"b"}}`},
@@ -180,7 +180,7 @@ func TestRequestShapes(t *testing.T) {
 		{
 			name: "server-side apply with field manager and force",
 			call: func(c *client.Client) error {
-				_, err := client.For[*appsv1.Deployment](c).Namespace("ns").Apply(ctx, &appsv1.Deployment{
+				_, err := client.Typed[*appsv1.Deployment](c).Namespace("ns").Apply(ctx, &appsv1.Deployment{
 					ObjectMeta: metav1.ObjectMeta{Name: "d"}, Spec: appsv1.DeploymentSpec{Replicas: &replicas},
 				}, client.ApplyOptions{FieldManager: "me", Force: true})
 				return err
@@ -205,7 +205,7 @@ func TestRequestShapes(t *testing.T) {
 		{
 			name: "custom resource create sends JSON with apiVersion and kind",
 			call: func(c *client.Client) error {
-				_, err := client.For[*Widget](c).Namespace("ns").Create(ctx, &Widget{ObjectMeta: metav1.ObjectMeta{Name: "w"}, Spec: WidgetSpec{Size: 3}}, metav1.CreateOptions{})
+				_, err := client.Typed[*Widget](c).Namespace("ns").Create(ctx, &Widget{ObjectMeta: metav1.ObjectMeta{Name: "w"}, Spec: WidgetSpec{Size: 3}}, metav1.CreateOptions{})
 				return err
 			},
 			want: seen{Method: "POST", Path: "/apis/example.com/v1/namespaces/ns/widgets", ContentType: "application/json", Accept: "application/json"},
@@ -286,27 +286,27 @@ func TestRefusedBeforeSending(t *testing.T) {
 		want error
 	}{
 		{"strategic merge patch on a custom resource", func(c *client.Client) error {
-			_, err := client.For[*Widget](c).Namespace("ns").Patch(ctx, "w", types.StrategicMergePatchType, []byte(`{}`), metav1.PatchOptions{})
+			_, err := client.Typed[*Widget](c).Namespace("ns").Patch(ctx, "w", types.StrategicMergePatchType, []byte(`{}`), metav1.PatchOptions{})
 			return err
 		}, client.ErrPatchType},
 		{"namespace on a cluster-scoped resource", func(c *client.Client) error {
-			_, err := client.For[*corev1.Node](c).Namespace("ns").Get(ctx, "n", metav1.GetOptions{})
+			_, err := client.Typed[*corev1.Node](c).Namespace("ns").Get(ctx, "n", metav1.GetOptions{})
 			return err
 		}, client.ErrScope},
 		{"namespaced get without a namespace", func(c *client.Client) error {
-			_, err := client.For[*corev1.Pod](c).Get(ctx, "p", metav1.GetOptions{})
+			_, err := client.Typed[*corev1.Pod](c).Get(ctx, "p", metav1.GetOptions{})
 			return err
 		}, client.ErrScope},
 		{"unregistered custom type", func(c *client.Client) error {
-			_, err := client.For[*Widget](client.New(c.REST(), client.Options{})).Namespace("ns").Get(ctx, "w", metav1.GetOptions{})
+			_, err := client.Typed[*Widget](client.New(c.REST(), client.Options{})).Namespace("ns").Get(ctx, "w", metav1.GetOptions{})
 			return err
 		}, client.ErrUnknownType},
 		{"apply without a name", func(c *client.Client) error {
-			_, err := client.For[*corev1.ConfigMap](c).Namespace("ns").Apply(ctx, map[string]any{"data": map[string]any{}}, client.ApplyOptions{})
+			_, err := client.Typed[*corev1.ConfigMap](c).Namespace("ns").Apply(ctx, map[string]any{"data": map[string]any{}}, client.ApplyOptions{})
 			return err
 		}, client.ErrInvalidArgument},
 		{"update without a name", func(c *client.Client) error {
-			_, err := client.For[*corev1.ConfigMap](c).Namespace("ns").Update(ctx, &corev1.ConfigMap{}, metav1.UpdateOptions{})
+			_, err := client.Typed[*corev1.ConfigMap](c).Namespace("ns").Update(ctx, &corev1.ConfigMap{}, metav1.UpdateOptions{})
 			return err
 		}, client.ErrInvalidArgument},
 	}
@@ -336,14 +336,14 @@ func TestListDecodesItemsOfEachForm(t *testing.T) {
 			"items": []any{map[string]any{"metadata": map[string]any{"name": "p1"}}, map[string]any{"metadata": map[string]any{"name": "p2"}}}})
 	}
 	ctx := context.Background()
-	pods, err := client.For[*corev1.Pod](c).List(ctx, metav1.ListOptions{})
+	pods, err := client.Typed[*corev1.Pod](c).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(pods.Items) != 2 || pods.Items[1].Name != "p2" || pods.ResourceVersion != "8" {
 		t.Fatalf("pods %+v", pods)
 	}
-	ws, err := client.For[*Widget](c).List(ctx, metav1.ListOptions{})
+	ws, err := client.Typed[*Widget](c).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,18 +77,18 @@ func TestBuiltinTableMatchesServerDiscovery(t *testing.T) {
 	}
 }
 
-// A Client is an informer Source: informer.For[*corev1.Pod] works end to
+// A Client is an informer Backend: informer.Shared[*corev1.Pod] works end to
 // end against a real server.
 func TestInformerOverTheTypedClient(t *testing.T) {
 	e := setup(t, client.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	pods := client.For[*corev1.Pod](e.c).Namespace(e.ns)
+	pods := client.Typed[*corev1.Pod](e.c).Namespace(e.ns)
 	if _, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "before"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "x"}}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f := informer.NewFactory(e.c, informer.FactoryOptions{})
-	inf := informer.For[*corev1.Pod](f, informer.ForOptions{Namespace: e.ns})
+	inf := informer.Shared[*corev1.Pod](f, informer.SharedOptions{Namespace: e.ns})
 	f.Start(ctx)
 	if err := f.WaitForSync(ctx); err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ func nextEvent(t *testing.T, w *rest.WatchStream) watch.Event {
 func TestConfigMapEveryVerb(t *testing.T) {
 	e := setup(t, client.Options{})
 	ctx := ctxFor(t)
-	cms := client.For[*corev1.ConfigMap](e.c).Namespace(e.ns)
+	cms := client.Typed[*corev1.ConfigMap](e.c).Namespace(e.ns)
 
 	w, err := cms.Watch(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -148,7 +148,7 @@ func TestConfigMapEveryVerb(t *testing.T) {
 func TestDeploymentStatusAndScale(t *testing.T) {
 	e := setup(t, client.Options{})
 	ctx := ctxFor(t)
-	deps := client.For[*appsv1.Deployment](e.c).Namespace(e.ns)
+	deps := client.Typed[*appsv1.Deployment](e.c).Namespace(e.ns)
 	one := int32(1)
 	d := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: "web"},
@@ -202,7 +202,7 @@ func TestDeploymentStatusAndScale(t *testing.T) {
 func TestPodEvictionAndLogs(t *testing.T) {
 	e := setup(t, client.Options{})
 	ctx := ctxFor(t)
-	pods := client.For[*corev1.Pod](e.c).Namespace(e.ns)
+	pods := client.Typed[*corev1.Pod](e.c).Namespace(e.ns)
 	if _, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestCustomResourceEveryVerb(t *testing.T) {
 	gvr := installWidgetCRD(t, e, group)
 	client.Register[*Widget](reg, gvr, true)
 	ctx := ctxFor(t)
-	ws := client.For[*Widget](e.c).Namespace(e.ns)
+	ws := client.Typed[*Widget](e.c).Namespace(e.ns)
 
 	w, err := ws.Watch(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -318,7 +318,7 @@ func ptr[T any](v T) *T { return &v }
 func TestServerSideApplyByTwoManagers(t *testing.T) {
 	e := setup(t, client.Options{})
 	ctx := ctxFor(t)
-	cms := client.For[*corev1.ConfigMap](e.c).Namespace(e.ns)
+	cms := client.Typed[*corev1.ConfigMap](e.c).Namespace(e.ns)
 	cfg := func(v string) map[string]any {
 		return map[string]any{"metadata": map[string]any{"name": "shared"}, "data": map[string]any{"color": v}}
 	}
@@ -358,7 +358,7 @@ func TestServerSideApplyByTwoManagers(t *testing.T) {
 func TestPaginationOverAThousandObjects(t *testing.T) {
 	e := setup(t, client.Options{})
 	ctx := ctxFor(t)
-	cms := client.For[*corev1.ConfigMap](e.c).Namespace(e.ns)
+	cms := client.Typed[*corev1.ConfigMap](e.c).Namespace(e.ns)
 	const n = 1000
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -407,7 +407,7 @@ func TestPaginationOverAThousandObjects(t *testing.T) {
 func TestRetryOnConflictAgainstTheServer(t *testing.T) {
 	e := setup(t, client.Options{})
 	ctx := ctxFor(t)
-	cms := client.For[*corev1.ConfigMap](e.c).Namespace(e.ns)
+	cms := client.Typed[*corev1.ConfigMap](e.c).Namespace(e.ns)
 	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "counter"}, Data: map[string]string{"n": "0"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func benchmarkLoop(b *testing.B, reg prometheus.Registerer) {
 	for i := range b.N {
 		objs = append(objs, cm(fmt.Sprintf("cm-%d", i)))
 	}
-	src := newMemSource(objs...)
+	src := newMemBackend(objs...)
 	var n atomic.Int64
 	all := make(chan struct{})
 	target := int64(b.N)

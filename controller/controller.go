@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"reflect"
 	"runtime/debug"
@@ -59,8 +60,8 @@ type Options struct {
 	// PropagatePanics lets a panic in Reconcile crash the process instead
 	// of being recovered and treated as an error.
 	PropagatePanics bool
-	// SkipLeaderElection makes a Manager with leader election run this
-	// controller on every replica, not only on the leader.
+	// SkipLeaderElection makes a manager.Manager with leader election run
+	// this controller on every replica, not only on the leader.
 	SkipLeaderElection bool
 	// Scheme finds the kind of the For type for Owns sources. Nil means
 	// scheme.Default() (the built-in kinds).
@@ -77,8 +78,8 @@ type Options struct {
 	// and durations. Nil means no metrics work at all.
 	Registerer prometheus.Registerer
 	// TracerProvider, if set, traces each reconcile as an OpenTelemetry
-	// span (the parent of the client spans of a Manager's client). Nil
-	// means no tracing and no tracing cost.
+	// span (the parent of the client spans of a manager.Manager's client).
+	// Nil means no tracing and no tracing cost.
 	TracerProvider trace.TracerProvider
 }
 
@@ -86,7 +87,8 @@ type Options struct {
 // its queue: handlers only Add, and the loop does Get, Done, Forget and
 // the retries, so no user code can forget them.
 //
-// Create one with New or Manager.NewController, then Start it once.
+// Create one with New or with manager.Manager.NewController, then Start it
+// once.
 type Controller struct {
 	name    string
 	opts    Options
@@ -202,8 +204,8 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 // Name returns the controller's name.
 func (c *Controller) Name() string { return c.name }
 
-// NeedLeaderElection reports whether a Manager with leader election runs
-// the controller only while leading (true unless
+// NeedLeaderElection reports whether a manager.Manager with leader
+// election runs the controller only while leading (true unless
 // Options.SkipLeaderElection).
 func (c *Controller) NeedLeaderElection() bool { return !c.opts.SkipLeaderElection }
 
@@ -229,15 +231,20 @@ func (c *Controller) Started() bool { return c.synced.Load() }
 // Requests stop being taken at once, and reconciles in flight get up to
 // DrainTimeout to finish before their context is cancelled. It returns a
 // *SyncError (wrapping ErrNotSynced and the cause) when a source does not
-// sync within CacheSyncTimeout, and ErrAlreadyStarted on a second call.
+// sync within CacheSyncTimeout, and ErrAlreadyStarted on a second call
+// (of Start or StartAbortable).
 func (c *Controller) Start(ctx context.Context) error {
-	return c.run(ctx, nil)
+	return c.StartAbortable(ctx, nil)
 }
 
-// run is Start; when hard is not nil, reconciles are cancelled as soon as
-// hard is done instead of after the drain (the Manager uses this when
-// leadership is lost).
-func (c *Controller) run(ctx context.Context, hard context.Context) error {
+// StartAbortable is Start with a second way to stop: once the sources have
+// synced, abort being done (then or later) stops the workers and cancels
+// the reconciles in flight at once, without the drain; the wait for the
+// sync itself ends only with ctx. A manager runs a leader-only controller
+// this way and aborts it when leadership is lost, since a replica that no
+// longer leads must stop acting before another one starts. A nil abort
+// makes it Start; it returns what Start returns.
+func (c *Controller) StartAbortable(ctx, abort context.Context) error {
 	if c.started.Swap(true) {
 		return fmt.Errorf("controller %s: %w", c.name, ErrAlreadyStarted)
 	}
@@ -261,11 +268,12 @@ func (c *Controller) run(ctx context.Context, hard context.Context) error {
 		return err
 	}
 
-	// Reconciles get a context that outlives ctx by the drain.
-	if hard == nil {
-		hard = context.WithoutCancel(ctx)
+	// Reconciles get a context that outlives ctx by the drain, and ends
+	// with abort.
+	if abort == nil {
+		abort = context.WithoutCancel(ctx)
 	}
-	rctx, cancel := context.WithCancel(hard)
+	rctx, cancel := context.WithCancel(abort)
 	defer cancel()
 
 	c.synced.Store(true)
@@ -384,10 +392,17 @@ func (c *Controller) call(ctx context.Context, req Request) (res Result, err err
 	return c.opts.Reconciler.Reconcile(ctx, req)
 }
 
-// informerNames returns the names of the sources' informers with their
-// sync state.
-func (c *Controller) informerStates(fn func(name string, synced bool)) {
-	for _, s := range c.opts.Sources {
-		fn(s.informerName(), s.hasSynced())
+// SyncStates yields, for each source in the order of Options.Sources, the
+// name of its informer and whether that informer has synced. It is safe to
+// call at any time, concurrently with Start; a manager serves it as
+// readiness and as a metric. Two sources on one shared informer yield its
+// name twice.
+func (c *Controller) SyncStates() iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		for _, s := range c.opts.Sources {
+			if !yield(s.informerName(), s.hasSynced()) {
+				return
+			}
+		}
 	}
 }

@@ -80,16 +80,16 @@ func (r *recorder) total() int {
 	return len(r.calls)
 }
 
-// harness runs one Controller on a memSource.
+// harness runs one Controller on a memBackend.
 type harness struct {
-	src    *memSource
+	src    *memBackend
 	ctl    *Controller
 	reg    *prometheus.Registry
 	cancel context.CancelFunc
 	done   chan error
 }
 
-func startController(t *testing.T, src *memSource, opts Options) *harness {
+func startController(t *testing.T, src *memBackend, opts Options) *harness {
 	t.Helper()
 	h := &harness{src: src, reg: prometheus.NewRegistry(), done: make(chan error, 1)}
 	f := informer.NewFactory(src, informer.FactoryOptions{Reflector: informer.ReflectorOptions{DisableStreaming: true}})
@@ -123,11 +123,11 @@ func (h *harness) stop(t *testing.T) {
 	<-h.done
 }
 
-var reqA = Request{Namespace: "ns", Name: "a"}
+var reqA = Request{Key: informer.Key{Namespace: "ns", Name: "a"}}
 
 func TestReconcilesEveryObjectOnceAfterSync(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := newMemSource(cm("a"), cm("b"), cm("c"))
+		src := newMemBackend(cm("a"), cm("b"), cm("c"))
 		rec := &recorder{}
 		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
 		synctest.Wait()
@@ -150,7 +150,7 @@ func TestReconcilesEveryObjectOnceAfterSync(t *testing.T) {
 
 func TestWorkersDoNotStartBeforeEverySourceSynced(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := newMemSource(cm("a"))
+		src := newMemBackend(cm("a"))
 		src.gate = make(chan struct{})
 		rec := &recorder{}
 		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
@@ -172,7 +172,7 @@ func TestWorkersDoNotStartBeforeEverySourceSynced(t *testing.T) {
 
 func TestStartFailsWithTheCauseWhenASourceCannotSync(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := newMemSource()
+		src := newMemBackend()
 		src.listErr = apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("rbac says no"))
 		rec := &recorder{}
 		h := startController(t, src, Options{Reconciler: rec, CacheSyncTimeout: 10 * time.Second,
@@ -257,7 +257,7 @@ func TestOutcomes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				rec := &recorder{fn: tt.fn}
-				h := startController(t, newMemSource(cm("a")), Options{
+				h := startController(t, newMemBackend(cm("a")), Options{
 					Reconciler:  rec,
 					Sources:     []Source{For[*corev1.ConfigMap](SourceOptions{})},
 					RateLimiter: workqueue.NewExponential[Request](backoff.Backoff{Initial: time.Second}),
@@ -293,7 +293,7 @@ func TestPanicsAndErrorsAreCounted(t *testing.T) {
 			}
 			return Result{}, nil
 		}}
-		h := startController(t, newMemSource(cm("a")), Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})},
+		h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})},
 			RateLimiter: workqueue.NewExponential[Request](backoff.Backoff{Initial: time.Second})})
 		time.Sleep(time.Hour)
 		synctest.Wait()
@@ -346,7 +346,7 @@ func TestNoRequestIsReconciledTwiceAtOnce(t *testing.T) {
 			mu.Unlock()
 			return Result{}, nil
 		}}
-		src := newMemSource(cm("a"), cm("b"))
+		src := newMemBackend(cm("a"), cm("b"))
 		h := startController(t, src, Options{Reconciler: rec, MaxConcurrentReconciles: 4, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
 		synctest.Wait()
 		for i := range 200 {
@@ -399,7 +399,7 @@ func TestShutdownDrainsReconcilesInFlight(t *testing.T) {
 					}
 					return Result{}, nil
 				}}
-				h := startController(t, newMemSource(cm("a")), Options{Reconciler: rec, DrainTimeout: tt.drain, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+				h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, DrainTimeout: tt.drain, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
 				<-started
 				t0 := time.Now()
 				h.cancel()
@@ -431,7 +431,7 @@ func TestOwnsEnqueuesTheControllingOwner(t *testing.T) {
 		return r
 	}
 	synctest.Test(t, func(t *testing.T) {
-		src := newMemSource(
+		src := newMemBackend(
 			rs("web-1", ref("apps/v1", "Deployment", "web", true)),
 			rs("orphan"),
 			rs("not-controller", ref("apps/v1", "Deployment", "other", false)),
@@ -444,14 +444,14 @@ func TestOwnsEnqueuesTheControllingOwner(t *testing.T) {
 			Owns[*appsv1.ReplicaSet](SourceOptions{}),
 		}})
 		synctest.Wait()
-		web := Request{Namespace: "ns", Name: "web"}
+		web := Request{Key: informer.Key{Namespace: "ns", Name: "web"}}
 		if got := rec.times(web); len(got) != 1 || rec.total() != 1 {
 			t.Fatalf("reconciles: %v; want only %v once", rec.calls, web)
 		}
 		// An update that moves the controller ref enqueues old and new owner.
 		src.write(rs("web-1", ref("apps/v1", "Deployment", "web2", true)))
 		synctest.Wait()
-		if len(rec.times(web)) != 2 || len(rec.times(Request{Namespace: "ns", Name: "web2"})) != 1 {
+		if len(rec.times(web)) != 2 || len(rec.times(Request{Key: informer.Key{Namespace: "ns", Name: "web2"}})) != 1 {
 			t.Fatalf("after owner change: %v", rec.calls)
 		}
 		h.stop(t)
@@ -459,7 +459,7 @@ func TestOwnsEnqueuesTheControllingOwner(t *testing.T) {
 }
 
 func TestOwnsNeedsAKnownOwnerKind(t *testing.T) {
-	f := informer.NewFactory(newMemSource(), informer.FactoryOptions{})
+	f := informer.NewFactory(newMemBackend(), informer.FactoryOptions{})
 	_, err := New(f, Options{Reconciler: &recorder{}, Sources: []Source{Owns[*appsv1.ReplicaSet](SourceOptions{})}})
 	if !errors.Is(err, ErrUnknownKind) {
 		t.Fatalf("New = %v, want ErrUnknownKind", err)
@@ -472,10 +472,10 @@ func TestOwnsNeedsAKnownOwnerKind(t *testing.T) {
 
 func TestWatchesMapsEventsToRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := newMemSource(cm("settings"))
+		src := newMemBackend(cm("settings"))
 		rec := &recorder{}
 		mapFn := func(_ context.Context, o *corev1.ConfigMap) []Request {
-			return []Request{{Namespace: o.Namespace, Name: "app-1"}, {Namespace: o.Namespace, Name: "app-2"}}
+			return []Request{{Key: informer.Key{Namespace: o.Namespace, Name: "app-1"}}, {Key: informer.Key{Namespace: o.Namespace, Name: "app-2"}}}
 		}
 		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{Watches(mapFn, SourceOptions{})}})
 		synctest.Wait()
@@ -488,7 +488,7 @@ func TestWatchesMapsEventsToRequests(t *testing.T) {
 
 func TestPredicatesFilterSourceEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := newMemSource(cm("a"))
+		src := newMemBackend(cm("a"))
 		rec := &recorder{}
 		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{
 			For[*corev1.ConfigMap](SourceOptions{Predicates: []Predicate{LabelsChanged}}),
@@ -512,7 +512,7 @@ func TestPredicatesFilterSourceEvents(t *testing.T) {
 }
 
 func TestNewRejectsBadOptions(t *testing.T) {
-	f := informer.NewFactory(newMemSource(), informer.FactoryOptions{})
+	f := informer.NewFactory(newMemBackend(), informer.FactoryOptions{})
 	rec := &recorder{}
 	reused := For[*corev1.ConfigMap](SourceOptions{})
 	if _, err := New(f, Options{Reconciler: rec, Sources: []Source{reused}}); err != nil {
@@ -543,7 +543,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 
 func TestStartTwiceFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := startController(t, newMemSource(), Options{Reconciler: &recorder{}, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+		h := startController(t, newMemBackend(), Options{Reconciler: &recorder{}, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
 		synctest.Wait()
 		if err := h.ctl.Start(t.Context()); !errors.Is(err, ErrAlreadyStarted) {
 			t.Fatalf("second Start = %v, want ErrAlreadyStarted", err)

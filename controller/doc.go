@@ -1,6 +1,7 @@
 // Package controller runs reconcilers: the loop that ties informers, a work
-// queue and a client into a Kubernetes controller, and the Manager that
-// runs controllers in a process.
+// queue and a client into a Kubernetes controller. Package manager hosts
+// controllers in a process (shared client and cache, probes, metrics
+// serving, signals, leader election).
 //
 // # The loop
 //
@@ -8,7 +9,9 @@
 //
 //	func (r *MyReconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error)
 //
-// and says which events enqueue which Requests:
+// and says which events enqueue which Requests, here on a
+// *manager.Manager (controller.New takes the same Options and any
+// informer.Factory):
 //
 //	c, err := mgr.NewController(controller.Options{
 //		Name:       "web",
@@ -34,14 +37,15 @@
 // delayed add for Result.RequeueAfter, a rate-limited add for an error or
 // Result.Requeue, nothing for a TerminalError, and Done in every case.
 //
-// A Request is a {Namespace, Name}, not an object: the reconciler reads the
-// current state from the cache when it runs, so a burst of events for one
-// object costs one reconcile, and a reconcile always sees the latest state.
+// A Request is the object's informer.Key (namespace and name), not an
+// object: the reconciler reads the current state from the cache when it
+// runs, so a burst of events for one object costs one reconcile, and a
+// reconcile always sees the latest state.
 //
 // # Impossible by construction
 //
-// Seed 001 and the client-go literature list the classic ways controllers
-// break. Here each is either impossible or loud:
+// These are the classic ways a controller written on client-go breaks.
+// Here each is either impossible or loud:
 //
 //   - Forgetting Done or Forget: user code never touches the queue; the
 //     loop calls Done exactly once per Get, even when Reconcile panics.
@@ -77,43 +81,33 @@
 //
 // When Start's context is done, workers stop taking Requests at once, and
 // reconciles in flight get Options.DrainTimeout to finish before their
-// context is cancelled. Under a Manager with leader election, losing
-// leadership cancels them at once instead: a replica that is no longer
-// leader must stop acting before another one starts.
+// context is cancelled. StartAbortable adds a second context that cancels
+// them at once instead: a manager with leader election uses it when
+// leadership is lost, since a replica that is no longer leader must stop
+// acting before another one starts.
 //
-// # The Manager
+// # Metrics and tracing
 //
-// A Manager owns what controllers of one process share: one client (built
-// from a rest.Config, with a round-tripper counting requests by method and
-// status code), one informer factory, and one Prometheus registry (its own,
-// never the global one). It runs controllers and any other Runnable, serves
-// /healthz, /readyz (failing until every controller's informers have
-// synced) and /metrics, and with ManagerOptions.LeaderElection runs the
-// runnables that need leadership only while it leads the Lease. Start
-// returns when its context is done (SignalContext gives one cancelled by
-// SIGINT or SIGTERM), when a runnable fails, or with ErrLeadershipLost.
-//
-// The metrics keep the names client-go and controller-runtime use:
-// rest_client_requests_total{method,code} and
-// rest_client_request_duration_seconds{verb}; workqueue_* per controller
-// (package promqueue); controller_runtime_reconcile_total{controller,result},
+// With Options.Registerer set, a controller registers its workqueue's
+// series (package promqueue, "name" label) and the reconcile series under
+// the names controller-runtime uses, so its dashboards work:
+// controller_runtime_reconcile_total{controller,result},
 // controller_runtime_reconcile_errors_total,
 // controller_runtime_terminal_reconcile_errors_total,
 // controller_runtime_reconcile_panics_total,
-// controller_runtime_reconcile_time_seconds, controller_runtime_active_workers;
-// kubego_informer_synced{informer}; and leader_election_master_status.
+// controller_runtime_reconcile_time_seconds,
+// controller_runtime_active_workers and
+// controller_runtime_max_concurrent_reconciles. Controllers sharing a
+// registry share the series, told apart by the "controller" label.
 //
-// # Tracing
+// With Options.TracerProvider set to an OpenTelemetry provider, each
+// reconcile is a span ("Reconcile <name>", with the request and its
+// result), the parent of the spans of the API requests made with its
+// context. Without a provider nothing is traced and nothing is paid.
 //
-// With ManagerOptions.TracerProvider (or Options.TracerProvider) set to an
-// OpenTelemetry provider, each reconcile is a span ("Reconcile <name>",
-// with the request and its result) and each API request of the Manager's
-// client a child span ("HTTP <method>", with the status code). Without a
-// provider nothing is traced and nothing is paid.
-//
-// # Without a Manager
+// # Without a manager
 //
 // New builds a Controller on any informer.Factory; its Start also starts
 // the factory (a no-op if it runs already). Tests can give the factory an
-// in-memory informer.Source and run everything under testing/synctest.
+// in-memory informer.Backend and run everything under testing/synctest.
 package controller

@@ -6,12 +6,13 @@ import (
 )
 
 var (
-	// ErrInvalidOptions is wrapped by every error New and NewManager return
-	// for options that cannot work (no Reconciler, no Source, two For
-	// sources, a negative worker count, ...).
+	// ErrInvalidOptions is wrapped by every error New returns for options
+	// that cannot work (no Reconciler, no Source, two For sources, a
+	// negative worker count, ...).
 	ErrInvalidOptions = errors.New("invalid controller options")
-	// ErrAlreadyStarted is returned by a second Start of a Controller or
-	// Manager.
+	// ErrAlreadyStarted is returned by a second Start of a Controller. The
+	// manager package returns the same value for a second Start of a
+	// Manager and for Add after Start.
 	ErrAlreadyStarted = errors.New("already started")
 	// ErrSourceReused is returned by New for a Source already bound to
 	// another Controller.
@@ -24,10 +25,6 @@ var (
 	// informer's *informer.SyncError, carrying the cause (403, missing
 	// resource, ...), is wrapped too.
 	ErrNotSynced = errors.New("caches did not sync")
-	// ErrLeadershipLost is the error Manager.Start returns when the
-	// manager's leader election term ended while its context was still
-	// live. The *leaderelection.LostError is wrapped too.
-	ErrLeadershipLost = errors.New("leadership lost")
 )
 
 // SyncError is returned by Controller.Start when its sources did not sync

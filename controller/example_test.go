@@ -3,69 +3,221 @@ package controller_test
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/rest"
 )
 
-// A controller that labels every Deployment, run by a Manager. The
-// Reconciler reads from the shared cache and writes with a patch; the loop
-// around it (queue, retries, sync, shutdown) is the controller's.
-func Example() {
-	srv := fake.NewServer(fake.Options{}, deployment("shop", "web"), deployment("shop", "db"))
-	defer srv.Close()
+// exampleFactory serves objs from an in-memory API server and returns an
+// informer factory on a client of it, and a function that closes the
+// server.
+func exampleFactory(objs ...runtime.Object) (*informer.Factory, func()) {
+	srv := fake.NewServer(fake.Options{}, objs...)
+	rc, err := rest.NewClient(srv.Config())
+	if err != nil {
+		panic(err)
+	}
+	return informer.NewFactory(client.New(rc, client.Options{}), informer.FactoryOptions{}), srv.Close
+}
 
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: srv.Config()})
+// requests is a Reconciler that reports each Request it has not seen
+// before on its channel.
+type requests struct {
+	mu   sync.Mutex
+	seen map[controller.Request]bool
+	new  chan controller.Request
+}
+
+func newRequests() *requests {
+	return &requests{seen: map[controller.Request]bool{}, new: make(chan controller.Request, 16)}
+}
+
+func (r *requests) Reconcile(_ context.Context, req controller.Request) (controller.Result, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.seen[req] {
+		r.seen[req] = true
+		r.new <- req
+	}
+	return controller.Result{}, nil
+}
+
+// runUntil starts c, waits for n distinct Requests (30s at most), stops c
+// and prints them in order.
+func runUntil(c *controller.Controller, rec *requests, n int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	done := make(chan error, 1)
+	go func() { done <- c.Start(ctx) }()
+	var got []string
+	for len(got) < n && ctx.Err() == nil {
+		select {
+		case req := <-rec.new:
+			got = append(got, req.String())
+		case <-ctx.Done():
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		fmt.Println(err)
+	}
+	slices.Sort(got)
+	for _, s := range got {
+		fmt.Println("reconciled", s)
+	}
+}
+
+func deployment(ns, name string, labels map[string]string) *appsv1.Deployment {
+	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels}}
+}
+
+// A Controller without a manager: New on any informer factory, with a For
+// source. Each Deployment is reconciled once its cache has synced.
+func ExampleNew() {
+	factory, stop := exampleFactory(deployment("shop", "web", nil), deployment("shop", "db", nil))
+	defer stop()
+
+	rec := newRequests()
+	c, err := controller.New(factory, controller.Options{
+		Name:       "deployments",
+		Reconciler: rec,
+		Sources:    []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})},
+	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	cache := informer.For[*appsv1.Deployment](mgr.Factory(), informer.ForOptions{}).Lister()
-	deployments := client.For[*appsv1.Deployment](mgr.Client())
-	labeled := make(chan string, 2)
+	runUntil(c, rec, 2)
+	// Output:
+	// reconciled shop/db
+	// reconciled shop/web
+}
 
-	reconcile := func(ctx context.Context, req controller.Request) (controller.Result, error) {
-		d, ok := cache.GetKey(informer.Key{Namespace: req.Namespace, Name: req.Name})
-		if !ok || d.Labels["team"] != "" {
-			return controller.Result{}, nil // gone, or done
+// Owns enqueues the controlling owner of each object: here the Deployment
+// of each ReplicaSet. The owner kind comes from the For source; a
+// ReplicaSet without a controller reference enqueues nothing.
+func ExampleOwns() {
+	owned := func(name, owner string) *appsv1.ReplicaSet {
+		rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}}
+		if owner != "" {
+			rs.OwnerReferences = []metav1.OwnerReference{{
+				APIVersion: "apps/v1", Kind: "Deployment", Name: owner, UID: "uid-" + types.UID(owner), Controller: new(true),
+			}}
 		}
-		patch := []byte(`{"metadata":{"labels":{"team":"shop"}}}`)
-		if _, err := deployments.Namespace(req.Namespace).Patch(ctx, req.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			return controller.Result{}, err // retried with backoff
-		}
-		labeled <- req.String()
-		return controller.Result{}, nil
+		return rs
 	}
-	_, err = mgr.NewController(controller.Options{
-		Name:       "team-labeler",
-		Reconciler: controller.ReconcilerFunc(reconcile),
+	factory, stop := exampleFactory(owned("web-5d8f", "web"), owned("db-7c9b", "db"), owned("orphan", ""))
+	defer stop()
+
+	rec := newRequests()
+	c, err := controller.New(factory, controller.Options{
+		Name:       "deployments",
+		Reconciler: rec,
 		Sources: []controller.Source{
-			controller.For[*appsv1.Deployment](controller.SourceOptions{
-				Predicates: []controller.Predicate{controller.LabelsChanged},
-			}),
+			controller.For[*appsv1.Deployment](controller.SourceOptions{}),
+			controller.Owns[*appsv1.ReplicaSet](controller.SourceOptions{}),
 		},
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	runUntil(c, rec, 2)
+	// Output:
+	// reconciled shop/db
+	// reconciled shop/web
+}
 
+// Watches maps the events of any type to the Requests it chooses: here a
+// ConfigMap labeled app=<name> enqueues the Deployment of that name.
+func ExampleWatches() {
+	config := func(name, app string) *corev1.ConfigMap {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}}
+		if app != "" {
+			cm.Labels = map[string]string{"app": app}
+		}
+		return cm
+	}
+	factory, stop := exampleFactory(config("web-config", "web"), config("db-config", "db"), config("unrelated", ""))
+	defer stop()
+
+	toDeployment := func(_ context.Context, cm *corev1.ConfigMap) []controller.Request {
+		app := cm.Labels["app"]
+		if app == "" {
+			return nil
+		}
+		return []controller.Request{{Key: informer.Key{Namespace: cm.Namespace, Name: app}}}
+	}
+	rec := newRequests()
+	c, err := controller.New(factory, controller.Options{
+		Name:       "deployments",
+		Reconciler: rec,
+		Sources:    []controller.Source{controller.Watches(toDeployment, controller.SourceOptions{})},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	runUntil(c, rec, 2)
+	// Output:
+	// reconciled shop/db
+	// reconciled shop/web
+}
+
+// ForMetadata watches and caches only the metadata of a resource, for a
+// reconciler that needs labels, annotations or owners and not the spec.
+// The reconciler reads the same shared metadata informer through
+// informer.SharedMetadata with the same options.
+func ExampleForMetadata() {
+	factory, stop := exampleFactory(
+		deployment("shop", "web", map[string]string{"team": "storefront"}),
+		deployment("shop", "db", map[string]string{"team": "data"}),
+	)
+	defer stop()
+
+	gvr := appsv1.SchemeGroupVersion.WithResource("deployments")
+	cache := informer.SharedMetadata(factory, gvr, informer.SharedOptions{}).Lister()
+	teams := make(chan string, 16)
+	reconcile := func(_ context.Context, req controller.Request) (controller.Result, error) {
+		if m, ok := cache.GetKey(req.Key); ok { // a *metav1.PartialObjectMetadata
+			teams <- req.String() + " team=" + m.Labels["team"]
+		}
+		return controller.Result{}, nil
+	}
+	c, err := controller.New(factory, controller.Options{
+		Name:       "teams",
+		Reconciler: controller.ReconcilerFunc(reconcile),
+		Sources:    []controller.Source{controller.ForMetadata(gvr, controller.SourceOptions{})},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	seen := map[string]bool{}
-	for len(seen) < 2 {
-		seen[<-labeled] = true
+	go func() { done <- c.Start(ctx) }()
+	var got []string
+	for len(got) < 2 && ctx.Err() == nil {
+		select {
+		case t := <-teams:
+			got = append(got, t)
+		case <-ctx.Done():
+		}
 	}
 	cancel()
-	fmt.Println(seen["shop/web"], seen["shop/db"], <-done)
-	// Output: true true <nil>
+	slices.Sort(got)
+	fmt.Println(got, <-done)
+	// Output: [shop/db team=data shop/web team=storefront] <nil>
 }

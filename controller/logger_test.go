@@ -12,6 +12,8 @@ import (
 	"testing/synctest"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubego/kubego/informer"
 )
 
 type lockedBuffer struct {
@@ -39,7 +41,7 @@ func TestLoggerFromNamesControllerAndRequest(t *testing.T) {
 			LoggerFrom(ctx).Info("hello")
 			return Result{}, nil
 		}}
-		h := startController(t, newMemSource(cm("a")), Options{Reconciler: rec, Logger: log, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+		h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, Logger: log, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
 		synctest.Wait()
 		h.stop(t)
 		var line string
@@ -71,7 +73,7 @@ func (h countingHandler) WithGroup(name string) slog.Handler {
 }
 
 func TestLoggerFromWritesWhatWithWouldWrite(t *testing.T) {
-	req := Request{Namespace: "ns", Name: "a"}
+	req := Request{Key: informer.Key{Namespace: "ns", Name: "a"}}
 	tests := []struct {
 		name string
 		use  func(l *slog.Logger)
@@ -107,7 +109,7 @@ func TestLoggerFromWritesWhatWithWouldWrite(t *testing.T) {
 func TestLoggerFromBuildsNothingForDisabledRecords(t *testing.T) {
 	var n atomic.Int64
 	h := countingHandler{slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}), &n}
-	ctx := withLogger(context.Background(), slog.New(h), Request{Namespace: "ns", Name: "a"})
+	ctx := withLogger(context.Background(), slog.New(h), Request{Key: informer.Key{Namespace: "ns", Name: "a"}})
 	LoggerFrom(ctx).Debug("dropped")
 	if got := n.Load(); got != 0 {
 		t.Fatalf("a disabled Debug record built %d handlers, want 0", got)
@@ -120,7 +122,7 @@ func TestLoggerFromBuildsNothingForDisabledRecords(t *testing.T) {
 
 func BenchmarkLoggerFromDisabledDebug(b *testing.B) {
 	log := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn})).With("controller", "c")
-	ctx := withLogger(context.Background(), log, Request{Namespace: "ns", Name: "a"})
+	ctx := withLogger(context.Background(), log, Request{Key: informer.Key{Namespace: "ns", Name: "a"}})
 	b.ReportAllocs()
 	for b.Loop() {
 		LoggerFrom(ctx).Debug("labeled")

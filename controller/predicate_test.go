@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubego/kubego/informer"
 )
 
 func TestPredicates(t *testing.T) {
@@ -56,10 +58,10 @@ func TestTerminalError(t *testing.T) {
 	if !errorsIs(TerminalError(nil), ErrTerminal) || TerminalError(nil).Error() != ErrTerminal.Error() {
 		t.Fatal("TerminalError(nil) is not a bare terminal error")
 	}
-	if got := (Request{Name: "n"}).String(); got != "n" {
+	if got := (Request{Key: informer.Key{Name: "n"}}).String(); got != "n" {
 		t.Fatalf("cluster-scoped Request.String = %q", got)
 	}
-	if got := (Request{Namespace: "ns", Name: "n"}).String(); got != "ns/n" {
+	if got := (Request{Key: informer.Key{Namespace: "ns", Name: "n"}}).String(); got != "ns/n" {
 		t.Fatalf("Request.String = %q", got)
 	}
 }

@@ -4,22 +4,23 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/kubego/kubego/informer"
 )
 
 // Request names the object a reconcile is about. It is the queue's key: a
 // Request waiting for a worker is queued once, and no two workers of one
 // Controller ever hold the same Request at once.
+//
+// It embeds the object's informer.Key, so r.Namespace ("" for a
+// cluster-scoped object), r.Name and r.String() ("namespace/name", or
+// "name") are the key's, and r.Key looks the object up in a cache. It is a
+// type of its own rather than informer.Key so that what identifies a
+// reconcile can grow without changing what identifies a cached object.
+// Build one with Request{Key: informer.KeyOf(obj)} or
+// Request{Key: informer.Key{Namespace: ns, Name: name}}.
 type Request struct {
-	Namespace string // "" for cluster-scoped objects
-	Name      string
-}
-
-// String returns "namespace/name", or "name" for a cluster-scoped object.
-func (r Request) String() string {
-	if r.Namespace == "" {
-		return r.Name
-	}
-	return r.Namespace + "/" + r.Name
+	informer.Key
 }
 
 // Result tells the loop what to do after a successful reconcile. The zero

@@ -35,8 +35,8 @@ type Source interface {
 // of the type, in every namespace, and passes every event.
 type SourceOptions struct {
 	// Informer chooses the shared informer: namespace, selectors,
-	// transform, indexes (see informer.ForOptions).
-	Informer informer.ForOptions
+	// transform, indexes (see informer.SharedOptions).
+	Informer informer.SharedOptions
 	// Predicates filter events: an event enqueues only if every predicate
 	// passes it.
 	Predicates []Predicate
@@ -79,8 +79,9 @@ func For[T informer.Object](opts SourceOptions) Source {
 // owner references, generation...), without spec or status. Use it
 // instead of For when the reconciler needs only metadata, as a labeler
 // does: the API server sends less, the client decodes and caches less.
-// Read the objects with informer.ForMetadata on the Manager's Factory with
-// the same ForOptions, which returns the same shared informer.
+// Read the objects with informer.SharedMetadata on the Controller's
+// factory with the same SharedOptions, which returns the same shared
+// informer.
 //
 // Owns sources of a Controller whose For source is ForMetadata must set
 // SourceOptions.OwnerKind.
@@ -155,14 +156,14 @@ func (s *kindSource[T]) bind(b *binder) error {
 		}
 	}
 	if s.metadata {
-		inf, ok := any(informer.ForMetadata(b.factory, s.gvr, s.opts.Informer)).(*informer.Informer[T])
+		inf, ok := any(informer.SharedMetadata(b.factory, s.gvr, s.opts.Informer)).(*informer.Informer[T])
 		if !ok { // unreachable: ForMetadata makes T *metav1.PartialObjectMetadata
 			return fmt.Errorf("%w: %s", ErrUnknownKind, s)
 		}
 		s.inf = inf
 		return nil
 	}
-	s.inf = informer.For[T](b.factory, s.opts.Informer)
+	s.inf = informer.Shared[T](b.factory, s.opts.Informer)
 	return nil
 }
 
@@ -238,7 +239,7 @@ func (s *kindSource[T]) OnDelete(obj T, finalStateUnknown bool) {
 func (s *kindSource[T]) emit(obj T) {
 	switch s.kind {
 	case kindFor:
-		s.enqueue(Request{Namespace: obj.GetNamespace(), Name: obj.GetName()})
+		s.enqueue(Request{Key: informer.KeyOf(obj)})
 	case kindOwns:
 		if req, ok := ownerRequest(obj, s.owner, s.opts.ClusterScopedOwner); ok {
 			s.enqueue(req)
@@ -264,7 +265,7 @@ func ownerRequest(obj metav1.Object, owner schema.GroupKind, clusterScoped bool)
 	if err != nil || gv.Group != owner.Group {
 		return Request{}, false
 	}
-	req := Request{Name: ref.Name}
+	req := Request{Key: informer.Key{Name: ref.Name}}
 	if !clusterScoped {
 		req.Namespace = obj.GetNamespace()
 	}

@@ -16,11 +16,11 @@ func meta(name string, labels map[string]string) *metav1.PartialObjectMetadata {
 
 // A ForMetadata source reconciles every object of the metadata-only
 // informer, passes its events through the predicates, and shares its
-// informer with informer.ForMetadata on the same factory and options.
+// informer with informer.SharedMetadata on the same factory and options.
 func TestForMetadataReconcilesFromTheMetadataInformer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gvr := metav1.SchemeGroupVersion.WithResource("configmaps")
-		src := newMemSource(meta("a", nil), meta("b", nil))
+		src := newMemBackend(meta("a", nil), meta("b", nil))
 		rec := &recorder{}
 		s := ForMetadata(gvr, SourceOptions{Predicates: []Predicate{LabelsChanged}})
 		if got := s.String(); !strings.HasPrefix(got, "ForMetadata[") {
@@ -42,9 +42,9 @@ func TestForMetadataReconcilesFromTheMetadataInformer(t *testing.T) {
 			t.Fatalf("reconciles after a label change = %d, want 3", got)
 		}
 		ks := s.(*kindSource[*metav1.PartialObjectMetadata])
-		shared := informer.ForMetadata(h.ctl.factory, gvr, informer.ForOptions{})
+		shared := informer.SharedMetadata(h.ctl.factory, gvr, informer.SharedOptions{})
 		if shared != ks.inf {
-			t.Error("informer.ForMetadata with the same options returned another informer")
+			t.Error("informer.SharedMetadata with the same options returned another informer")
 		}
 		shared.Release()
 		h.stop(t)

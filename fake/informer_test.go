@@ -25,7 +25,7 @@ func TestServesTheGenericClientAndAnInformer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pods := kclient.For[*corev1.Pod](kclient.New(rc, kclient.Options{})).Namespace("default")
+	pods := kclient.Typed[*corev1.Pod](kclient.New(rc, kclient.Options{})).Namespace("default")
 	inf := informer.New(pods.ListerWatcher(), informer.Options[*corev1.Pod]{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -107,13 +107,13 @@ func testRotation(t *testing.T, setAuth func(t *testing.T, path string, cfg *res
 		if err := os.WriteFile(tokenPath, []byte(tok), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := client.For[*corev1.Secret](admin).Namespace(nsName).Delete(ctx, "tok-1", metav1.DeleteOptions{}); err != nil {
+		if err := client.Typed[*corev1.Secret](admin).Namespace(nsName).Delete(ctx, "tok-1", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		// Wait until the server refuses the old token (its authentication
 		// cache keeps successes for about 10 s).
 		oldCfg := &rest.Config{Host: cp.APIServer().URL(), TLS: rest.TLSConfig{CAData: cp.CAData()}, BearerToken: old}
-		oc := client.For[*corev1.ConfigMap](newClient(t, oldCfg)).Namespace(nsName)
+		oc := client.Typed[*corev1.ConfigMap](newClient(t, oldCfg)).Namespace(nsName)
 		start := time.Now()
 		for ctx.Err() == nil {
 			_, err := oc.List(ctx, metav1.ListOptions{Limit: 1})
@@ -137,11 +137,11 @@ func testRotation(t *testing.T, setAuth func(t *testing.T, path string, cfg *res
 func boundToken(t *testing.T, c *client.Client, ns, secret string) (string, *corev1.Secret) {
 	t.Helper()
 	ctx := t.Context()
-	_, err := client.For[*corev1.ServiceAccount](c).Namespace(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "rotator"}}, metav1.CreateOptions{})
+	_, err := client.Typed[*corev1.ServiceAccount](c).Namespace(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "rotator"}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	_, err = client.For[*rbacv1.RoleBinding](c).Namespace(ns).Create(ctx, &rbacv1.RoleBinding{
+	_, err = client.Typed[*rbacv1.RoleBinding](c).Namespace(ns).Create(ctx, &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "rotator"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "cluster-admin"},
 		Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "rotator", Namespace: ns}},
@@ -149,7 +149,7 @@ func boundToken(t *testing.T, c *client.Client, ns, secret string) (string, *cor
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	s, err := client.For[*corev1.Secret](c).Namespace(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: secret}}, metav1.CreateOptions{})
+	s, err := client.Typed[*corev1.Secret](c).Namespace(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: secret}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func boundToken(t *testing.T, c *client.Client, ns, secret string) (string, *cor
 		BoundObjectRef:    &authnv1.BoundObjectReference{Kind: "Secret", APIVersion: "v1", Name: s.Name, UID: s.UID},
 	}}
 	out := &authnv1.TokenRequest{}
-	if err := client.For[*corev1.ServiceAccount](c).Namespace(ns).CreateSubresource(ctx, "rotator", "token", tr, out, metav1.CreateOptions{}); err != nil {
+	if err := client.Typed[*corev1.ServiceAccount](c).Namespace(ns).CreateSubresource(ctx, "rotator", "token", tr, out, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if out.Status.Token == "" {

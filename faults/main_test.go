@@ -52,13 +52,13 @@ func newNamespace(t *testing.T, c *client.Client) string {
 	b := make([]byte, 4)
 	rand.Read(b)
 	ns := "faults-" + hex.EncodeToString(b)
-	if _, err := client.For[*corev1.Namespace](c).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.Typed[*corev1.Namespace](c).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		client.For[*corev1.Namespace](c).Delete(ctx, ns, metav1.DeleteOptions{})
+		client.Typed[*corev1.Namespace](c).Delete(ctx, ns, metav1.DeleteOptions{})
 	})
 	return ns
 }

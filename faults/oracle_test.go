@@ -137,7 +137,7 @@ func startInformer(t *testing.T, cfg *rest.Config, ns string, ropts informer.Ref
 		ropts.Backoff = backoff.Backoff{Initial: 200 * time.Millisecond, Max: 2 * time.Second}
 	}
 	c := newClient(t, w.cnt.wrap(cfg))
-	w.inf = informer.New(client.For[*corev1.ConfigMap](c).Namespace(ns).ListerWatcher(), informer.Options[*corev1.ConfigMap]{
+	w.inf = informer.New(client.Typed[*corev1.ConfigMap](c).Namespace(ns).ListerWatcher(), informer.Options[*corev1.ConfigMap]{
 		Name: "faults", Reflector: ropts,
 	})
 	if _, err := w.inf.AddEventHandler(w.rec.handler(), informer.HandlerOptions{}); err != nil {

@@ -19,7 +19,7 @@ import (
 func testExpiredContinue(t *testing.T, cp *testenv.ControlPlane) {
 	tc := newClient(t, cp.Config())
 	ns := newNamespace(t, tc)
-	cms := client.For[*corev1.ConfigMap](tc).Namespace(ns)
+	cms := client.Typed[*corev1.ConfigMap](tc).Namespace(ns)
 	const n = 60
 	for i := range n {
 		if _, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%02d", i)}}, metav1.CreateOptions{}); err != nil {
@@ -46,7 +46,7 @@ func testExpiredContinue(t *testing.T, cp *testenv.ControlPlane) {
 	for _, snapshot := range []bool{false, true} {
 		t.Run(fmt.Sprintf("snapshot=%v", snapshot), func(t *testing.T) {
 			cnt := &counter{}
-			pc := client.For[*corev1.ConfigMap](newClient(t, cnt.wrap(cp.Config()))).Namespace(ns)
+			pc := client.Typed[*corev1.ConfigMap](newClient(t, cnt.wrap(cp.Config()))).Namespace(ns)
 			seen := map[string]int{}
 			var endErr error
 			i := 0

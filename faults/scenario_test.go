@@ -32,7 +32,7 @@ func (r run) do(t *testing.T, fault func(ctx context.Context, w *watched, wr *wr
 	t.Helper()
 	tc := newClient(t, r.TruthCfg)
 	ns := newNamespace(t, tc)
-	truth := client.For[*corev1.ConfigMap](tc).Namespace(ns)
+	truth := client.Typed[*corev1.ConfigMap](tc).Namespace(ns)
 	wr := &writer{Names: r.Names, Every: r.Every}
 	if wr.Names == 0 {
 		wr.Names = 30
@@ -44,7 +44,7 @@ func (r run) do(t *testing.T, fault func(ctx context.Context, w *watched, wr *wr
 		wr.Clients = []*client.Resource[*corev1.ConfigMap]{truth}
 	}
 	for _, cfg := range r.WriteCfgs {
-		wr.Clients = append(wr.Clients, client.For[*corev1.ConfigMap](newClient(t, cfg)).Namespace(ns))
+		wr.Clients = append(wr.Clients, client.Typed[*corev1.ConfigMap](newClient(t, cfg)).Namespace(ns))
 	}
 	stopWriter := startWriter(t, wr)
 	sleepCtx(t.Context(), 500*time.Millisecond)

@@ -200,7 +200,7 @@ func TestIntegrationChurn2000(t *testing.T) {
 	cp := testenv.Shared(t)
 	c := newClient(t, cp.Config())
 	ns := newNamespace(t, c)
-	cms := client.For[*corev1.ConfigMap](c).Namespace(ns)
+	cms := client.Typed[*corev1.ConfigMap](c).Namespace(ns)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 
@@ -210,7 +210,7 @@ func TestIntegrationChurn2000(t *testing.T) {
 	t.Logf("created %d ConfigMaps in %v", initial, time.Since(t0))
 
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	inf := informer.For[*corev1.ConfigMap](f, informer.ForOptions{Namespace: ns})
+	inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns})
 	hc := &handlerCopy{t: t, objs: map[string]version{}, lastRV: map[string]uint64{}, deletes: map[object]struct{}{}}
 	if _, err := inf.AddEventHandler(hc.handler(), informer.HandlerOptions{}); err != nil {
 		t.Fatal(err)

@@ -61,12 +61,12 @@ func TestIntegrationCompressedInitialStreamIsFollowedByAPlainWatch(t *testing.T)
 			}
 			c := newClient(t, cfg)
 			ns := newNamespace(t, c)
-			cms := client.For[*corev1.ConfigMap](c).Namespace(ns)
+			cms := client.Typed[*corev1.ConfigMap](c).Namespace(ns)
 			if _, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "before"}}, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			f := informer.NewFactory(c, informer.FactoryOptions{})
-			inf := informer.For[*corev1.ConfigMap](f, informer.ForOptions{Namespace: ns})
+			inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns})
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer func() { cancel(); f.Wait() }()
 			f.Start(ctx)

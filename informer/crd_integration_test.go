@@ -128,8 +128,8 @@ func crdClients(t *testing.T, cfg *rest.Config, gvr schema.GroupVersionResource)
 	return client.New(rc, client.Options{Registry: reg}), dynamic.New(rc, dynamic.Options{})
 }
 
-// A CRD informer through generics (informer.For[*Widget]) and an
-// unstructured one (informer.ForResource) over the same CRD, from one
+// A CRD informer through generics (informer.Shared[*Widget]) and an
+// unstructured one (informer.SharedResource) over the same CRD, from one
 // factory: creates, updates and deletes reach the handlers and the listers.
 func TestIntegrationCRDInformers(t *testing.T) {
 	cp := testenv.Shared(t)
@@ -144,8 +144,8 @@ func TestIntegrationCRDInformers(t *testing.T) {
 	c, dyn := crdClients(t, cp.Config(), gvr)
 
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	typed := informer.For[*Widget](f, informer.ForOptions{Namespace: ns})
-	unstr := informer.ForResource(f, gvr, informer.ForOptions{Namespace: ns})
+	typed := informer.Shared[*Widget](f, informer.SharedOptions{Namespace: ns})
+	unstr := informer.SharedResource(f, gvr, informer.SharedOptions{Namespace: ns})
 	typedEv, unstrEv := make(events, 16), make(events, 16)
 	typed.AddEventHandler(eventsFor[*Widget](typedEv), informer.HandlerOptions{})
 	unstr.AddEventHandler(eventsFor[*unstructured.Unstructured](unstrEv), informer.HandlerOptions{})
@@ -157,7 +157,7 @@ func TestIntegrationCRDInformers(t *testing.T) {
 	}
 
 	t.Run("typed", func(t *testing.T) {
-		widgets := client.For[*Widget](c).Namespace(ns)
+		widgets := client.Typed[*Widget](c).Namespace(ns)
 		w, err := widgets.Create(ctx, &Widget{ObjectMeta: metav1.ObjectMeta{Name: "w1"}, Spec: WidgetSpec{Size: 1}}, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -38,9 +38,9 @@
 //
 // A [Factory] hands out shared informers: one per Go type (or resource),
 // namespace, selectors and transform in a process, created on demand with
-// [For], [ForResource] (unstructured) and [ForMetadata], and freed by
+// [Shared], [SharedResource] (unstructured) and [SharedMetadata], and freed by
 // reference counting ([Informer.Release]). It obtains ListerWatchers from a
-// [Source], which the client packages implement.
+// [Backend], which the client packages implement.
 //
 // # Contracts
 //
@@ -64,7 +64,7 @@
 //     first 403; the informer keeps retrying in case RBAC is granted or a
 //     CRD installed later.
 //   - metadata.managedFields are dropped before storing unless
-//     Options.KeepManagedFields (ForOptions.KeepManagedFields) is set.
+//     Options.KeepManagedFields (SharedOptions.KeepManagedFields) is set.
 //   - Everything stops when the context given to Run (or Factory.Start)
 //     is done; Run returns after every handler goroutine has returned.
 //
@@ -104,7 +104,7 @@
 //
 // Package informertest has an in-memory Tracker that implements
 // ListerWatcher (pagination, resume from history, 410, streaming lists,
-// bookmarks, injected failures) and a Source for factories, so informers and
+// bookmarks, injected failures) and a Backend for factories, so informers and
 // controllers can be tested without an API server, in fake time.
 //
 // # Pitfalls made impossible

@@ -10,7 +10,7 @@ import (
 )
 
 // Erase turns a typed ListerWatcher into the ListerWatcher[Object] a
-// [Source] returns. The factory narrows it back to T without copying the
+// [Backend] returns. The factory narrows it back to T without copying the
 // items.
 func Erase[T Object](lw ListerWatcher[T]) ListerWatcher[Object] {
 	if _, ok := lw.(hintedWatcher); ok {

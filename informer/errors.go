@@ -68,7 +68,7 @@ func (e *SyncError) Unwrap() []error {
 	return errs
 }
 
-// ErrPermanent marks an error as permanent for [IsPermanent]. A [Source] or
+// ErrPermanent marks an error as permanent for [IsPermanent]. A [Backend] or
 // [ListerWatcher] may wrap it (fmt.Errorf("...: %w", ErrPermanent), or in a
 // type's Unwrap) in failures that retrying cannot fix, such as an unknown
 // Go type.

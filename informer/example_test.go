@@ -14,9 +14,9 @@ import (
 	"github.com/kubego/kubego/informer"
 )
 
-// exampleSource stands in for the client package's Source: it serves two
+// exampleBackend stands in for the client package's Backend: it serves two
 // Pods and a watch that stays quiet, and rejects streaming lists.
-var exampleSource = informer.SourceFunc(func(ctx context.Context, t informer.Target) (informer.ListerWatcher[informer.Object], error) {
+var exampleBackend = informer.BackendFunc(func(ctx context.Context, t informer.Target) (informer.ListerWatcher[informer.Object], error) {
 	pod := func(name, app string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace, Name: name, ResourceVersion: "1", Labels: map[string]string{"app": app}}}
 	}
@@ -39,8 +39,8 @@ func Example() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	f := informer.NewFactory(exampleSource, informer.FactoryOptions{})
-	pods := informer.For[*corev1.Pod](f, informer.ForOptions{Namespace: "shop"})
+	f := informer.NewFactory(exampleBackend, informer.FactoryOptions{})
+	pods := informer.Shared[*corev1.Pod](f, informer.SharedOptions{Namespace: "shop"})
 
 	added := make(chan string, 10)
 	pods.AddEventHandler(informer.HandlerFuncs[*corev1.Pod]{

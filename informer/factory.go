@@ -19,7 +19,7 @@ import (
 // FactoryOptions configures a [Factory]. The zero value is valid.
 type FactoryOptions struct {
 	// Reflector is the base ReflectorOptions of every informer (backoff,
-	// streaming, timeouts); selectors come from ForOptions.
+	// streaming, timeouts); selectors come from SharedOptions.
 	Reflector ReflectorOptions
 	// MutationDetection, MutationReporter and MutationCheckInterval apply
 	// to every informer (see Options).
@@ -36,16 +36,16 @@ type FactoryOptions struct {
 	FailFastAfter int
 }
 
-// ForOptions selects and shapes one informer of a [Factory]. Informers with
+// SharedOptions selects and shapes one informer of a [Factory]. Informers with
 // equal options (and the same Go type or resource) are shared.
-type ForOptions struct {
+type SharedOptions struct {
 	// Namespace: "" means all namespaces.
 	Namespace string
 	// LabelSelector and FieldSelector restrict the cached objects.
 	LabelSelector string
 	FieldSelector string
 	// Resource overrides the group/version/resource of a typed informer;
-	// normally the Source derives it from the Go type.
+	// normally the Backend derives it from the Go type.
 	Resource schema.GroupVersionResource
 	// Transform runs on each object before it is stored (see
 	// Options.Transform); it must return an object of the same Go type.
@@ -96,13 +96,13 @@ type factoryEntry struct {
 
 // Factory creates informers on demand and shares them: a process holds one
 // informer per (Go type or resource, form, namespace, selectors, transform,
-// managedFields choice). Informers are reference counted: each For,
-// ForResource or ForMetadata call counts one user, each Informer.Release
+// managedFields choice). Informers are reference counted: each Shared,
+// SharedResource or SharedMetadata call counts one user, each Informer.Release
 // one less; the last Release stops the informer and frees its cache.
 //
 // All methods are safe for concurrent use.
 type Factory struct {
-	src  Source
+	src  Backend
 	opts FactoryOptions
 	log  *slog.Logger
 
@@ -115,33 +115,33 @@ type Factory struct {
 }
 
 // NewFactory returns a factory whose informers list and watch through src.
-func NewFactory(src Source, opts FactoryOptions) *Factory {
+func NewFactory(src Backend, opts FactoryOptions) *Factory {
 	f := &Factory{src: src, opts: opts, log: opts.Logger, entries: map[factoryKey]*factoryEntry{}}
 	f.log = defaultlog.Or(f.log)
 	return f
 }
 
-// For returns the shared informer of Go type T (a type the Source knows,
+// Shared returns the shared informer of Go type T (a type the Backend knows,
 // such as *corev1.Pod or a registered CRD type) for opts, creating it if
 // needed. If the factory has been started, a new informer starts at once.
 // Problems resolving T (unknown type, resource not served) are reported by
-// WaitForSync, never by For.
-func For[T Object](f *Factory, opts ForOptions) *Informer[T] {
+// WaitForSync, never by Shared.
+func Shared[T Object](f *Factory, opts SharedOptions) *Informer[T] {
 	return forForm[T](f, Typed, opts.Resource, opts)
 }
 
-// ForResource returns the shared informer of gvr as unstructured objects.
-func ForResource(f *Factory, gvr schema.GroupVersionResource, opts ForOptions) *Informer[*unstructured.Unstructured] {
+// SharedResource returns the shared informer of gvr as unstructured objects.
+func SharedResource(f *Factory, gvr schema.GroupVersionResource, opts SharedOptions) *Informer[*unstructured.Unstructured] {
 	return forForm[*unstructured.Unstructured](f, Unstructured, gvr, opts)
 }
 
-// ForMetadata returns the shared metadata-only informer of gvr: only object
+// SharedMetadata returns the shared metadata-only informer of gvr: only object
 // metadata is transferred and cached.
-func ForMetadata(f *Factory, gvr schema.GroupVersionResource, opts ForOptions) *Informer[*metav1.PartialObjectMetadata] {
+func SharedMetadata(f *Factory, gvr schema.GroupVersionResource, opts SharedOptions) *Informer[*metav1.PartialObjectMetadata] {
 	return forForm[*metav1.PartialObjectMetadata](f, Metadata, gvr, opts)
 }
 
-func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, opts ForOptions) *Informer[T] {
+func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, opts SharedOptions) *Informer[T] {
 	typ := reflect.TypeFor[T]()
 	key := factoryKey{typ: typ, form: form, gvr: gvr, ns: opts.Namespace, labels: opts.LabelSelector,
 		fields: opts.FieldSelector, transform: opts.TransformName, keepMF: opts.KeepManagedFields,

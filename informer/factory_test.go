@@ -29,14 +29,14 @@ func staticLW[T Object](items ...T) ListerWatcher[T] {
 
 var widgets = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
 
-// fakeSource serves ConfigMaps (typed), widgets (unstructured and
+// fakeBackend serves ConfigMaps (typed), widgets (unstructured and
 // metadata), and reports every other target as not found.
-type fakeSource struct {
+type fakeBackend struct {
 	mu      sync.Mutex
 	targets []Target
 }
 
-func (s *fakeSource) ListerWatcher(_ context.Context, t Target) (ListerWatcher[Object], error) {
+func (s *fakeBackend) ListerWatcher(_ context.Context, t Target) (ListerWatcher[Object], error) {
 	s.mu.Lock()
 	s.targets = append(s.targets, t)
 	s.mu.Unlock()
@@ -56,7 +56,7 @@ func (s *fakeSource) ListerWatcher(_ context.Context, t Target) (ListerWatcher[O
 	return nil, apierrors.NewNotFound(schema.GroupResource{Resource: t.Resource.Resource}, "")
 }
 
-func (s *fakeSource) calls() int {
+func (s *fakeBackend) calls() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.targets)
@@ -64,15 +64,15 @@ func (s *fakeSource) calls() int {
 
 func TestFactory(t *testing.T) {
 	t.Run("one informer per type and options, shared between callers", func(t *testing.T) {
-		f := NewFactory(&fakeSource{}, FactoryOptions{})
-		a := For[*corev1.ConfigMap](f, ForOptions{Namespace: "ns"})
-		b := For[*corev1.ConfigMap](f, ForOptions{Namespace: "ns"})
-		c := For[*corev1.ConfigMap](f, ForOptions{Namespace: "other"})
-		d := For[*corev1.ConfigMap](f, ForOptions{Namespace: "ns", LabelSelector: "app=web"})
-		e1 := For[*corev1.ConfigMap](f, ForOptions{Namespace: "ns", Transform: func(o Object) Object { return o }})
-		e2 := For[*corev1.ConfigMap](f, ForOptions{Namespace: "ns", Transform: func(o Object) Object { return o }})
-		n1 := For[*corev1.ConfigMap](f, ForOptions{Namespace: "ns", Transform: func(o Object) Object { return o }, TransformName: "trim"})
-		n2 := For[*corev1.ConfigMap](f, ForOptions{Namespace: "ns", Transform: func(o Object) Object { return o }, TransformName: "trim"})
+		f := NewFactory(&fakeBackend{}, FactoryOptions{})
+		a := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"})
+		b := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"})
+		c := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "other"})
+		d := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", LabelSelector: "app=web"})
+		e1 := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", Transform: func(o Object) Object { return o }})
+		e2 := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", Transform: func(o Object) Object { return o }})
+		n1 := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", Transform: func(o Object) Object { return o }, TransformName: "trim"})
+		n2 := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", Transform: func(o Object) Object { return o }, TransformName: "trim"})
 		if a != b || n1 != n2 {
 			t.Fatal("equal options gave different informers")
 		}
@@ -83,11 +83,11 @@ func TestFactory(t *testing.T) {
 
 	t.Run("typed, dynamic and metadata informers sync through one factory", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			src := &fakeSource{}
+			src := &fakeBackend{}
 			f := NewFactory(src, FactoryOptions{Reflector: noStream()})
-			pods := For[*corev1.ConfigMap](f, ForOptions{Namespace: "ns"})
-			dyn := ForResource(f, widgets, ForOptions{})
-			meta := ForMetadata(f, widgets, ForOptions{})
+			pods := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"})
+			dyn := SharedResource(f, widgets, SharedOptions{})
+			meta := SharedMetadata(f, widgets, SharedOptions{})
 			ctx, cancel := context.WithCancel(t.Context())
 			f.Start(ctx)
 			if err := f.WaitForSync(ctx); err != nil {
@@ -102,7 +102,7 @@ func TestFactory(t *testing.T) {
 			if _, ok := meta.Lister().Namespace("ns").Get("w1"); !ok {
 				t.Error("metadata informer missing ns/w1")
 			}
-			late := For[*corev1.ConfigMap](f, ForOptions{Namespace: "late"})
+			late := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "late"})
 			if err := late.WaitForSync(ctx); err != nil {
 				t.Fatalf("informer created after Start did not start: %v", err)
 			}
@@ -115,10 +115,10 @@ func TestFactory(t *testing.T) {
 
 	t.Run("WaitForSync names each informer that failed and why", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			f := NewFactory(&fakeSource{}, FactoryOptions{Reflector: noStream()})
-			For[*corev1.ConfigMap](f, ForOptions{})
-			For[*corev1.Secret](f, ForOptions{})
-			ForResource(f, schema.GroupVersionResource{Group: "missing.io", Version: "v1", Resource: "gadgets"}, ForOptions{})
+			f := NewFactory(&fakeBackend{}, FactoryOptions{Reflector: noStream()})
+			Shared[*corev1.ConfigMap](f, SharedOptions{})
+			Shared[*corev1.Secret](f, SharedOptions{})
+			SharedResource(f, schema.GroupVersionResource{Group: "missing.io", Version: "v1", Resource: "gadgets"}, SharedOptions{})
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
 			f.Start(ctx)
@@ -144,13 +144,13 @@ func TestFactory(t *testing.T) {
 
 	t.Run("the last Release stops the informer and frees its cache", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			src := &fakeSource{}
+			src := &fakeBackend{}
 			f := NewFactory(src, FactoryOptions{Reflector: noStream()})
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			f.Start(ctx)
-			a := For[*corev1.ConfigMap](f, ForOptions{Namespace: "ns"})
-			b := For[*corev1.ConfigMap](f, ForOptions{Namespace: "ns"})
+			a := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"})
+			b := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"})
 			if err := a.WaitForSync(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestFactory(t *testing.T) {
 			if _, err := b.AddEventHandler(&recorder{}, HandlerOptions{}); !errors.Is(err, ErrStopped) {
 				t.Fatalf("AddEventHandler on a released informer = %v", err)
 			}
-			c := For[*corev1.ConfigMap](f, ForOptions{Namespace: "ns"})
+			c := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"})
 			if c == b {
 				t.Fatal("released informer handed out again")
 			}
@@ -174,18 +174,18 @@ func TestFactory(t *testing.T) {
 				t.Fatal(err)
 			}
 			if src.calls() != 2 {
-				t.Fatalf("source called %d times", src.calls())
+				t.Fatalf("backend called %d times", src.calls())
 			}
 		})
 	})
 
-	t.Run("a source returning the wrong Go type is a sync error", func(t *testing.T) {
+	t.Run("a backend returning the wrong Go type is a sync error", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			src := SourceFunc(func(context.Context, Target) (ListerWatcher[Object], error) {
+			src := BackendFunc(func(context.Context, Target) (ListerWatcher[Object], error) {
 				return Erase(staticLW(cm("ns", "a", "1"))), nil
 			})
 			f := NewFactory(src, FactoryOptions{Reflector: noStream()})
-			inf := For[*corev1.Secret](f, ForOptions{})
+			inf := Shared[*corev1.Secret](f, SharedOptions{})
 			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			defer cancel()
 			f.Start(ctx)

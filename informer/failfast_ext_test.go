@@ -22,12 +22,12 @@ func TestFactoryWaitForSyncFailsFast(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cms := informertest.New[*corev1.ConfigMap](informertest.Options{Resource: "configmaps"})
 		cms.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
-		src := &informertest.Source{}
+		src := &informertest.Backend{}
 		informertest.Serve(src, cms, informer.Typed, schema.GroupVersionResource{})
 		cms.FailNextList(apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("no grant")))
 		f := informer.NewFactory(src, informer.FactoryOptions{Reflector: informer.ReflectorOptions{DisableStreaming: true}})
-		healthy := informer.For[*corev1.ConfigMap](f, informer.ForOptions{Namespace: "ns"})
-		missing := informer.ForResource(f, schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}, informer.ForOptions{})
+		healthy := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "ns"})
+		missing := informer.SharedResource(f, schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "gadgets"}, informer.SharedOptions{})
 		ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
 		defer cancel()
 		f.Start(ctx)

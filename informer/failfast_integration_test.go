@@ -40,9 +40,9 @@ func TestIntegrationWaitForSyncFailsFast(t *testing.T) {
 			f := informer.NewFactory(newClient(t, cfg), informer.FactoryOptions{})
 			var inf interface{ WaitForSync(context.Context) error }
 			if c.gvr.Empty() {
-				inf = informer.For[*corev1.ConfigMap](f, informer.ForOptions{Namespace: "default"})
+				inf = informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "default"})
 			} else {
-				inf = informer.ForResource(f, c.gvr, informer.ForOptions{Namespace: "default"})
+				inf = informer.SharedResource(f, c.gvr, informer.SharedOptions{Namespace: "default"})
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()

@@ -151,7 +151,7 @@ func TestWaitForSyncFailFast(t *testing.T) {
 		})
 	})
 
-	t.Run("a permanently failing Source fails fast too", func(t *testing.T) {
+	t.Run("a permanently failing Backend fails fast too", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			unknown := fmt.Errorf("no resource for type Widget: %w", ErrPermanent)
 			inf := newInformer(func(context.Context) (ListerWatcher[*corev1.ConfigMap], error) { return nil, unknown },
@@ -159,7 +159,7 @@ func TestWaitForSyncFailFast(t *testing.T) {
 			defer start(t, inf)()
 			se, _ := syncErr(t, inf, time.Hour)
 			if se == nil || !se.Permanent || !errors.Is(se, unknown) || se.Attempts != 3 {
-				t.Fatalf("got %v, want permanent with the Source's error after 3 attempts", se)
+				t.Fatalf("got %v, want permanent with the Backend's error after 3 attempts", se)
 			}
 		})
 	})

@@ -76,7 +76,7 @@ type Options[T Object] struct {
 	// Clock is the time source; nil means the wall clock.
 	Clock clock.Clock
 	// FailFastAfter is how many calls in a row (LIST, WATCH, or obtaining
-	// the ListerWatcher from a Source) must fail with a permanent error
+	// the ListerWatcher from a Backend) must fail with a permanent error
 	// (see [IsPermanent]: 401, 403, 404, [ErrPermanent]) before
 	// WaitForSync stops waiting and returns a *SyncError with Permanent
 	// set. 0 means 3: with the default streaming start a 403 costs a
@@ -135,7 +135,7 @@ type Informer[T Object] struct {
 	srcMu   sync.Mutex
 	srcErr  error
 	srcTrys int
-	srcPerm int           // consecutive permanent Source failures
+	srcPerm int           // consecutive permanent Backend failures
 	failSig chan struct{} // closed and replaced at every failure
 
 	release func() // set by a Factory

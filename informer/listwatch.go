@@ -125,7 +125,7 @@ func (f Form) String() string {
 	return fmt.Sprintf("Form(%d)", int(f))
 }
 
-// Target names what a [Source] must list and watch.
+// Target names what a [Backend] must list and watch.
 type Target struct {
 	// Type is the Go type of the objects, e.g. reflect.TypeFor[*corev1.Pod]().
 	// For Unstructured and Metadata it is *unstructured.Unstructured or
@@ -133,7 +133,7 @@ type Target struct {
 	Type reflect.Type
 	// Resource is the group/version/resource. It is always set for
 	// Unstructured and Metadata; for Typed it is set only when the caller
-	// gave one, otherwise the Source resolves it from Type (scheme + REST
+	// gave one, otherwise the Backend resolves it from Type (scheme + REST
 	// mapping).
 	Resource schema.GroupVersionResource
 	// Form is the representation to request.
@@ -157,7 +157,7 @@ func (t Target) String() string {
 	return what
 }
 
-// Source produces ListerWatchers for a [Factory]. The client packages
+// Backend produces ListerWatchers for a [Factory]. The client packages
 // implement it (typically from a rest config, a scheme and a REST mapper).
 // Target.Type is only known at run time, so an implementation works on
 // runtime.Objects: decode lists with the scheme and convert them with
@@ -170,15 +170,15 @@ func (t Target) String() string {
 // Target.Type; the factory checks and reports a mismatch as a sync error. An
 // error (unknown type, resource not served) is reported through the
 // informer's WaitForSync and retried with backoff.
-type Source interface {
+type Backend interface {
 	ListerWatcher(ctx context.Context, t Target) (ListerWatcher[Object], error)
 }
 
-// SourceFunc adapts a function to a [Source].
-type SourceFunc func(ctx context.Context, t Target) (ListerWatcher[Object], error)
+// BackendFunc adapts a function to a [Backend].
+type BackendFunc func(ctx context.Context, t Target) (ListerWatcher[Object], error)
 
 // ListerWatcher calls f.
-func (f SourceFunc) ListerWatcher(ctx context.Context, t Target) (ListerWatcher[Object], error) {
+func (f BackendFunc) ListerWatcher(ctx context.Context, t Target) (ListerWatcher[Object], error) {
 	return f(ctx, t)
 }
 

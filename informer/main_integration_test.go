@@ -25,14 +25,14 @@ func TestMain(m *testing.M) {
 	testenv.MainWith(m, testenv.Options{StaticTokens: []testenv.StaticToken{{Token: nobodyToken, User: "informer-test-nobody"}}})
 }
 
-// recSource records the calls the informers make through a Source.
-type recSource struct {
-	inner informer.Source
+// recBackend records the calls the informers make through a Backend.
+type recBackend struct {
+	inner informer.Backend
 	mu    sync.Mutex
 	calls []string
 }
 
-func (s *recSource) ListerWatcher(ctx context.Context, t informer.Target) (informer.ListerWatcher[informer.Object], error) {
+func (s *recBackend) ListerWatcher(ctx context.Context, t informer.Target) (informer.ListerWatcher[informer.Object], error) {
 	lw, err := s.inner.ListerWatcher(ctx, t)
 	if err != nil {
 		return nil, err
@@ -53,13 +53,13 @@ func (s *recSource) ListerWatcher(ctx context.Context, t informer.Target) (infor
 	}, nil
 }
 
-func (s *recSource) record(c string) {
+func (s *recBackend) record(c string) {
 	s.mu.Lock()
 	s.calls = append(s.calls, c)
 	s.mu.Unlock()
 }
 
-func (s *recSource) log() []string {
+func (s *recBackend) log() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.calls...)
@@ -79,11 +79,11 @@ func newNamespace(t *testing.T, c *client.Client) string {
 	b := make([]byte, 4)
 	rand.Read(b)
 	ns := "inf-" + hex.EncodeToString(b)
-	if _, err := client.For[*corev1.Namespace](c).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.Typed[*corev1.Namespace](c).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		client.For[*corev1.Namespace](c).Delete(context.Background(), ns, metav1.DeleteOptions{})
+		client.Typed[*corev1.Namespace](c).Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
 	return ns
 }
@@ -130,12 +130,12 @@ func TestIntegrationStreamingSyncAndChurn(t *testing.T) {
 	cp := testenv.Shared(t)
 	c := newClient(t, cp.Config())
 	ns := newNamespace(t, c)
-	cms := client.For[*corev1.ConfigMap](c).Namespace(ns)
+	cms := client.Typed[*corev1.ConfigMap](c).Namespace(ns)
 	createConfigMaps(t, cms, 200)
 
-	src := &recSource{inner: c}
+	src := &recBackend{inner: c}
 	f := informer.NewFactory(src, informer.FactoryOptions{})
-	inf := informer.For[*corev1.ConfigMap](f, informer.ForOptions{Namespace: ns})
+	inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns})
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	f.Start(ctx)
@@ -179,9 +179,9 @@ func TestIntegrationMetadataInformer(t *testing.T) {
 	cp := testenv.Shared(t)
 	c := newClient(t, cp.Config())
 	ns := newNamespace(t, c)
-	createConfigMaps(t, client.For[*corev1.ConfigMap](c).Namespace(ns), 5)
+	createConfigMaps(t, client.Typed[*corev1.ConfigMap](c).Namespace(ns), 5)
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	meta := informer.ForMetadata(f, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, informer.ForOptions{Namespace: ns})
+	meta := informer.SharedMetadata(f, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, informer.SharedOptions{Namespace: ns})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	f.Start(ctx)
@@ -207,11 +207,11 @@ func TestIntegrationListFallbackWithoutWatchList(t *testing.T) {
 	defer as.Stop()
 	c := newClient(t, as.Config())
 	ns := newNamespace(t, c)
-	cms := client.For[*corev1.ConfigMap](c).Namespace(ns)
+	cms := client.Typed[*corev1.ConfigMap](c).Namespace(ns)
 	createConfigMaps(t, cms, 20)
-	src := &recSource{inner: c}
+	src := &recBackend{inner: c}
 	f := informer.NewFactory(src, informer.FactoryOptions{})
-	inf := informer.For[*corev1.ConfigMap](f, informer.ForOptions{Namespace: ns})
+	inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	f.Start(ctx)

@@ -24,7 +24,7 @@ func TestIntegrationCachedObjectsShareValues(t *testing.T) {
 	cp := testenv.Shared(t)
 	c := newClient(t, cp.Config())
 	ns := newNamespace(t, c)
-	pods := client.For[*corev1.Pod](c).Namespace(ns)
+	pods := client.Typed[*corev1.Pod](c).Namespace(ns)
 	pod := func(name string) *corev1.Pod {
 		return &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "web", "tier": "front"}},
@@ -41,15 +41,15 @@ func TestIntegrationCachedObjectsShareValues(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		opts informer.ForOptions
+		opts informer.SharedOptions
 	}{
-		{"shared while decoding", informer.ForOptions{Namespace: ns}},
-		{"shared after a transform", informer.ForOptions{Namespace: ns, Transform: func(o informer.Object) informer.Object { return o }}},
+		{"shared while decoding", informer.SharedOptions{Namespace: ns}},
+		{"shared after a transform", informer.SharedOptions{Namespace: ns, Transform: func(o informer.Object) informer.Object { return o }}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := informer.NewFactory(c, informer.FactoryOptions{})
-			inf := informer.For[*corev1.Pod](f, tt.opts)
+			inf := informer.Shared[*corev1.Pod](f, tt.opts)
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer func() { cancel(); f.Wait() }()
 			f.Start(ctx)

@@ -24,7 +24,10 @@ const (
 // other field has a useful zero value.
 type Config struct {
 	// Lock names the coordination.k8s.io/v1 Lease the candidates compete
-	// for. The Lease is created when missing.
+	// for. The Lease is created when missing. It is apimachinery's
+	// types.NamespacedName, the ecosystem's type for a reference to one
+	// object; LostError.Lease, Metrics.SetLeading and Store.Get take the
+	// same value, and the package has no name type of its own.
 	Lock types.NamespacedName
 	// Identity names this candidate in the lease's holderIdentity. It must be
 	// unique per running process (hostname plus a random suffix is usual): a

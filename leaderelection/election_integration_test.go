@@ -31,7 +31,7 @@ func setup(t *testing.T) (*client.Client, string) {
 	}
 	c := client.New(rc, client.Options{})
 	ns := fmt.Sprintf("le-%d", time.Now().UnixNano())
-	_, err = client.For[*corev1.Namespace](c).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	_, err = client.Typed[*corev1.Namespace](c).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func (e *Elector) Run(ctx context.Context) error {
 		renewDeadline: e.cfg.RenewDeadline,
 		retryPeriod:   e.cfg.RetryPeriod,
 		release:       e.cfg.ReleaseOnCancel,
-		lock:          lockName{e.cfg.Lock.Namespace, e.cfg.Lock.Name},
+		lock:          e.cfg.Lock,
 	})
 	if e.cfg.Metrics != nil {
 		e.cfg.Metrics.SetLeading(e.cfg.Lock, false)

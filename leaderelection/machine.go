@@ -6,6 +6,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // The election core is a deterministic state machine: step takes the current
@@ -66,10 +67,8 @@ type params struct {
 	renewDeadline time.Duration
 	retryPeriod   time.Duration
 	release       bool
-	lock          lockName
+	lock          types.NamespacedName
 }
-
-type lockName struct{ namespace, name string }
 
 type machine struct {
 	p     params
@@ -159,7 +158,7 @@ func (m *machine) cancel(now time.Time) output {
 func (m *machine) lose(cause error, holder string) output {
 	m.state = Stopped
 	err := &LostError{Holder: holder, Cause: cause}
-	err.Lease.Namespace, err.Lease.Name = m.p.lock.namespace, m.p.lock.name
+	err.Lease = m.p.lock
 	return output{op: opStop, stopped: true, err: err}
 }
 
@@ -284,7 +283,7 @@ func (m *machine) expiry() time.Time {
 func (m *machine) claim(now time.Time) *coordinationv1.Lease {
 	var l *coordinationv1.Lease
 	if m.observed == nil {
-		l = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: m.p.lock.namespace, Name: m.p.lock.name}}
+		l = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: m.p.lock.Namespace, Name: m.p.lock.Name}}
 	} else {
 		l = m.observed.DeepCopy()
 	}

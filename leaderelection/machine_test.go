@@ -7,13 +7,14 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func testParams() params {
 	return params{identity: "me", leaseDuration: 15 * time.Second, renewDeadline: 10 * time.Second,
-		retryPeriod: 2 * time.Second, lock: lockName{"ns", "lock"}}
+		retryPeriod: 2 * time.Second, lock: types.NamespacedName{Namespace: "ns", Name: "lock"}}
 }
 
 func leaseHeldBy(holder, rv string, renewed time.Time) *coordinationv1.Lease {

@@ -35,7 +35,7 @@ type LeaseStore interface {
 // NewStore returns the LeaseStore that works on coordination.k8s.io/v1
 // Leases through c.
 func NewStore(c *client.Client) LeaseStore {
-	return clientStore{r: client.For[*coordinationv1.Lease](c)}
+	return clientStore{r: client.Typed[*coordinationv1.Lease](c)}
 }
 
 type clientStore struct {

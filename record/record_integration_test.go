@@ -30,10 +30,10 @@ func TestStoredEventsShowSeriesAndSpamLimit(t *testing.T) {
 	c := client.New(rc, client.Options{})
 	ctx := t.Context()
 	ns := fmt.Sprintf("rec-%d", time.Now().UnixNano())
-	if _, err := client.For[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.Typed[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cms := client.For[*corev1.ConfigMap](c).Namespace(ns)
+	cms := client.Typed[*corev1.ConfigMap](c).Namespace(ns)
 	steady, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "steady"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestStoredEventsShowSeriesAndSpamLimit(t *testing.T) {
 		t.Fatalf("stats %+v: want %d spam drops and no failed writes", st, burst-record.DefaultSpamBurst)
 	}
 
-	list, err := client.For[*eventsv1.Event](c).Namespace(ns).List(ctx, metav1.ListOptions{})
+	list, err := client.Typed[*eventsv1.Event](c).Namespace(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

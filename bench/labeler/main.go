@@ -13,7 +13,7 @@
 //     JSON merge patch adding the label to each, from W goroutines (W = the
 //     labeler's worker count, 4 by default), on a kubego client made from
 //     the same rest.Config. The clock stops at the last patch response.
-//   - labeler: start a controller.Manager running the labeler restricted to
+//   - labeler: start a manager.Manager running the labeler restricted to
 //     the namespace, with default settings. The clock starts before
 //     Manager.Start and stops when the N-th successful patch response
 //     arrives (counted by a WrapTransport round-tripper), so it includes
@@ -69,9 +69,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/client"
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/labeler/labeler"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 )
@@ -189,7 +189,7 @@ func main() {
 				// Delete the run's Deployments (the namespace stays: no
 				// namespace controller runs), so that every run meets a
 				// server holding about as many objects.
-				if err := client.For[*appsv1.Deployment](setup).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+				if err := client.Typed[*appsv1.Deployment](setup).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 					fmt.Fprintln(os.Stderr, mode, "cleanup:", err)
 					os.Exit(1)
 				}
@@ -229,10 +229,10 @@ func newClient(cfg *rest.Config) (*client.Client, error) {
 
 // populate creates namespace ns holding n unlabeled Deployments.
 func populate(ctx context.Context, c *client.Client, ns string, n int) error {
-	if _, err := client.For[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.Typed[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	deps := client.For[*appsv1.Deployment](c).Namespace(ns)
+	deps := client.Typed[*appsv1.Deployment](c).Namespace(ns)
 	return parallel(n, 32, func(i int) error {
 		_, err := deps.Create(ctx, deployment(fmt.Sprintf("d-%05d", i)), metav1.CreateOptions{})
 		return err
@@ -249,11 +249,11 @@ func runBare(ctx context.Context, cfg *rest.Config, ns string, n, workers int, w
 	}
 	var once sync.Once
 	patch := []byte(`{"metadata":{"labels":{"` + labeler.Label + `":"bare"}}}`)
-	deps := client.For[*appsv1.Deployment](c).Namespace(ns)
+	deps := client.Typed[*appsv1.Deployment](c).Namespace(ns)
 	start := time.Now()
 	if watch {
 		f := informer.NewFactory(c, informer.FactoryOptions{})
-		informer.ForMetadata(f, appsv1.SchemeGroupVersion.WithResource("deployments"), informer.ForOptions{Namespace: ns, LabelSelector: "!" + labeler.Label})
+		informer.SharedMetadata(f, appsv1.SchemeGroupVersion.WithResource("deployments"), informer.SharedOptions{Namespace: ns, LabelSelector: "!" + labeler.Label})
 		wctx, cancel := context.WithCancel(ctx)
 		f.Start(wctx)
 		defer func() { cancel(); _ = f.Wait() }()
@@ -294,7 +294,7 @@ func runLabeler(ctx context.Context, cfg *rest.Config, ns string, n int, m mode,
 		})
 	}
 	start := time.Now()
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cfg, Logger: log})
+	mgr, err := manager.New(manager.Options{Config: cfg, Logger: log})
 	if err != nil {
 		return 0, 0, nil, nil, err
 	}
@@ -347,7 +347,7 @@ func runLabeler(ctx context.Context, cfg *rest.Config, ns string, n int, m mode,
 // verify checks that all n Deployments of ns carry the label.
 func verify(ctx context.Context, c *client.Client, ns string, n int) error {
 	got := 0
-	for d, err := range client.For[*appsv1.Deployment](c).Namespace(ns).All(ctx, client.AllOptions{}) {
+	for d, err := range client.Typed[*appsv1.Deployment](c).Namespace(ns).All(ctx, client.AllOptions{}) {
 		if err != nil {
 			return err
 		}

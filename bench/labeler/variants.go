@@ -13,6 +13,7 @@ import (
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/labeler/labeler"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/manager"
 )
 
 // variant is an alternative labeler design, for A/B runs against
@@ -32,11 +33,11 @@ const (
 	variantTyped variant = "typed"
 )
 
-func setupVariant(mgr *controller.Manager, v variant, ns string) error {
+func setupVariant(mgr *manager.Manager, v variant, ns string) error {
 	name := "labeler"
 	patch := []byte(`{"metadata":{"labels":{"` + labeler.Label + `":"` + name + `"}}}`)
 	deployments := appsv1.SchemeGroupVersion.WithResource("deployments")
-	c := client.For[*appsv1.Deployment](mgr.Client())
+	c := client.Typed[*appsv1.Deployment](mgr.Client())
 	lacks := func(e controller.Event) bool {
 		if e.Type == controller.Delete {
 			return false
@@ -48,20 +49,20 @@ func setupVariant(mgr *controller.Manager, v variant, ns string) error {
 	var src controller.Source
 	switch v {
 	case variantV0:
-		io := informer.ForOptions{Namespace: ns}
-		l := informer.ForMetadata(mgr.Factory(), deployments, io).Lister()
+		io := informer.SharedOptions{Namespace: ns}
+		l := informer.SharedMetadata(mgr.Factory(), deployments, io).Lister()
 		get = func(k informer.Key) (metav1.Object, bool) { return l.GetKey(k) }
 		src = controller.ForMetadata(deployments, controller.SourceOptions{Informer: io, Predicates: []controller.Predicate{controller.LabelsChanged}})
 	case variantTyped:
-		io := informer.ForOptions{Namespace: ns, LabelSelector: "!" + labeler.Label}
-		l := informer.For[*appsv1.Deployment](mgr.Factory(), io).Lister()
+		io := informer.SharedOptions{Namespace: ns, LabelSelector: "!" + labeler.Label}
+		l := informer.Shared[*appsv1.Deployment](mgr.Factory(), io).Lister()
 		get = func(k informer.Key) (metav1.Object, bool) { return l.GetKey(k) }
 		src = controller.For[*appsv1.Deployment](controller.SourceOptions{Informer: io, Predicates: []controller.Predicate{controller.LabelsChanged, lacks}})
 	default:
 		return fmt.Errorf("unknown labeler variant %q", v)
 	}
 	r := controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
-		d, ok := get(informer.Key{Namespace: req.Namespace, Name: req.Name})
+		d, ok := get(req.Key)
 		if !ok {
 			return controller.Result{}, nil
 		}

@@ -25,6 +25,6 @@ func NewForConfig(cfg *rest.Config, opts client.Options) (*Clientset, error) {
 	return New(client.New(rc, opts)), nil
 }
 
-// Client returns the generic client under the Clientset, for client.For
+// Client returns the generic client under the Clientset, for client.Typed
 // with types the Clientset does not list (CRD types).
 func (cs *Clientset) Client() *client.Client { return cs.c }

@@ -8,7 +8,7 @@
 // registration markers of k8s.io/api, one accessor per group/version and
 // resource, and holds no behaviour: every accessor returns the generic
 // *client.Resource[T] of package client, so CoreV1().Pods(ns) is exactly
-// client.For[*corev1.Pod](c).Namespace(ns). Namespaced resources take the
+// client.Typed[*corev1.Pod](c).Namespace(ns). Namespaced resources take the
 // namespace as an argument ("" for all namespaces); cluster-scoped ones
 // take none.
 //

@@ -250,32 +250,32 @@ type AdmissionregistrationV1 struct{ c *client.Client }
 
 // MutatingAdmissionPolicies returns the client of the cluster-scoped mutatingadmissionpolicies.
 func (g AdmissionregistrationV1) MutatingAdmissionPolicies() *client.Resource[*admissionregistrationv1.MutatingAdmissionPolicy] {
-	return client.For[*admissionregistrationv1.MutatingAdmissionPolicy](g.c)
+	return client.Typed[*admissionregistrationv1.MutatingAdmissionPolicy](g.c)
 }
 
 // MutatingAdmissionPolicyBindings returns the client of the cluster-scoped mutatingadmissionpolicybindings.
 func (g AdmissionregistrationV1) MutatingAdmissionPolicyBindings() *client.Resource[*admissionregistrationv1.MutatingAdmissionPolicyBinding] {
-	return client.For[*admissionregistrationv1.MutatingAdmissionPolicyBinding](g.c)
+	return client.Typed[*admissionregistrationv1.MutatingAdmissionPolicyBinding](g.c)
 }
 
 // MutatingWebhookConfigurations returns the client of the cluster-scoped mutatingwebhookconfigurations.
 func (g AdmissionregistrationV1) MutatingWebhookConfigurations() *client.Resource[*admissionregistrationv1.MutatingWebhookConfiguration] {
-	return client.For[*admissionregistrationv1.MutatingWebhookConfiguration](g.c)
+	return client.Typed[*admissionregistrationv1.MutatingWebhookConfiguration](g.c)
 }
 
 // ValidatingAdmissionPolicies returns the client of the cluster-scoped validatingadmissionpolicies.
 func (g AdmissionregistrationV1) ValidatingAdmissionPolicies() *client.Resource[*admissionregistrationv1.ValidatingAdmissionPolicy] {
-	return client.For[*admissionregistrationv1.ValidatingAdmissionPolicy](g.c)
+	return client.Typed[*admissionregistrationv1.ValidatingAdmissionPolicy](g.c)
 }
 
 // ValidatingAdmissionPolicyBindings returns the client of the cluster-scoped validatingadmissionpolicybindings.
 func (g AdmissionregistrationV1) ValidatingAdmissionPolicyBindings() *client.Resource[*admissionregistrationv1.ValidatingAdmissionPolicyBinding] {
-	return client.For[*admissionregistrationv1.ValidatingAdmissionPolicyBinding](g.c)
+	return client.Typed[*admissionregistrationv1.ValidatingAdmissionPolicyBinding](g.c)
 }
 
 // ValidatingWebhookConfigurations returns the client of the cluster-scoped validatingwebhookconfigurations.
 func (g AdmissionregistrationV1) ValidatingWebhookConfigurations() *client.Resource[*admissionregistrationv1.ValidatingWebhookConfiguration] {
-	return client.For[*admissionregistrationv1.ValidatingWebhookConfiguration](g.c)
+	return client.Typed[*admissionregistrationv1.ValidatingWebhookConfiguration](g.c)
 }
 
 // AdmissionregistrationV1alpha1 holds the clients of the admissionregistration.k8s.io/v1alpha1 group/version (package k8s.io/api/admissionregistration/v1alpha1).
@@ -283,22 +283,22 @@ type AdmissionregistrationV1alpha1 struct{ c *client.Client }
 
 // MutatingAdmissionPolicies returns the client of the cluster-scoped mutatingadmissionpolicies.
 func (g AdmissionregistrationV1alpha1) MutatingAdmissionPolicies() *client.Resource[*admissionregistrationv1alpha1.MutatingAdmissionPolicy] {
-	return client.For[*admissionregistrationv1alpha1.MutatingAdmissionPolicy](g.c)
+	return client.Typed[*admissionregistrationv1alpha1.MutatingAdmissionPolicy](g.c)
 }
 
 // MutatingAdmissionPolicyBindings returns the client of the cluster-scoped mutatingadmissionpolicybindings.
 func (g AdmissionregistrationV1alpha1) MutatingAdmissionPolicyBindings() *client.Resource[*admissionregistrationv1alpha1.MutatingAdmissionPolicyBinding] {
-	return client.For[*admissionregistrationv1alpha1.MutatingAdmissionPolicyBinding](g.c)
+	return client.Typed[*admissionregistrationv1alpha1.MutatingAdmissionPolicyBinding](g.c)
 }
 
 // ValidatingAdmissionPolicies returns the client of the cluster-scoped validatingadmissionpolicies.
 func (g AdmissionregistrationV1alpha1) ValidatingAdmissionPolicies() *client.Resource[*admissionregistrationv1alpha1.ValidatingAdmissionPolicy] {
-	return client.For[*admissionregistrationv1alpha1.ValidatingAdmissionPolicy](g.c)
+	return client.Typed[*admissionregistrationv1alpha1.ValidatingAdmissionPolicy](g.c)
 }
 
 // ValidatingAdmissionPolicyBindings returns the client of the cluster-scoped validatingadmissionpolicybindings.
 func (g AdmissionregistrationV1alpha1) ValidatingAdmissionPolicyBindings() *client.Resource[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding] {
-	return client.For[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding](g.c)
+	return client.Typed[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding](g.c)
 }
 
 // AdmissionregistrationV1beta1 holds the clients of the admissionregistration.k8s.io/v1beta1 group/version (package k8s.io/api/admissionregistration/v1beta1).
@@ -306,32 +306,32 @@ type AdmissionregistrationV1beta1 struct{ c *client.Client }
 
 // MutatingAdmissionPolicies returns the client of the cluster-scoped mutatingadmissionpolicies.
 func (g AdmissionregistrationV1beta1) MutatingAdmissionPolicies() *client.Resource[*admissionregistrationv1beta1.MutatingAdmissionPolicy] {
-	return client.For[*admissionregistrationv1beta1.MutatingAdmissionPolicy](g.c)
+	return client.Typed[*admissionregistrationv1beta1.MutatingAdmissionPolicy](g.c)
 }
 
 // MutatingAdmissionPolicyBindings returns the client of the cluster-scoped mutatingadmissionpolicybindings.
 func (g AdmissionregistrationV1beta1) MutatingAdmissionPolicyBindings() *client.Resource[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding] {
-	return client.For[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding](g.c)
+	return client.Typed[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding](g.c)
 }
 
 // MutatingWebhookConfigurations returns the client of the cluster-scoped mutatingwebhookconfigurations.
 func (g AdmissionregistrationV1beta1) MutatingWebhookConfigurations() *client.Resource[*admissionregistrationv1beta1.MutatingWebhookConfiguration] {
-	return client.For[*admissionregistrationv1beta1.MutatingWebhookConfiguration](g.c)
+	return client.Typed[*admissionregistrationv1beta1.MutatingWebhookConfiguration](g.c)
 }
 
 // ValidatingAdmissionPolicies returns the client of the cluster-scoped validatingadmissionpolicies.
 func (g AdmissionregistrationV1beta1) ValidatingAdmissionPolicies() *client.Resource[*admissionregistrationv1beta1.ValidatingAdmissionPolicy] {
-	return client.For[*admissionregistrationv1beta1.ValidatingAdmissionPolicy](g.c)
+	return client.Typed[*admissionregistrationv1beta1.ValidatingAdmissionPolicy](g.c)
 }
 
 // ValidatingAdmissionPolicyBindings returns the client of the cluster-scoped validatingadmissionpolicybindings.
 func (g AdmissionregistrationV1beta1) ValidatingAdmissionPolicyBindings() *client.Resource[*admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding] {
-	return client.For[*admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding](g.c)
+	return client.Typed[*admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding](g.c)
 }
 
 // ValidatingWebhookConfigurations returns the client of the cluster-scoped validatingwebhookconfigurations.
 func (g AdmissionregistrationV1beta1) ValidatingWebhookConfigurations() *client.Resource[*admissionregistrationv1beta1.ValidatingWebhookConfiguration] {
-	return client.For[*admissionregistrationv1beta1.ValidatingWebhookConfiguration](g.c)
+	return client.Typed[*admissionregistrationv1beta1.ValidatingWebhookConfiguration](g.c)
 }
 
 // InternalV1alpha1 holds the clients of the internal.apiserver.k8s.io/v1alpha1 group/version (package k8s.io/api/apiserverinternal/v1alpha1).
@@ -339,7 +339,7 @@ type InternalV1alpha1 struct{ c *client.Client }
 
 // StorageVersions returns the client of the cluster-scoped storageversions.
 func (g InternalV1alpha1) StorageVersions() *client.Resource[*apiserverinternalv1alpha1.StorageVersion] {
-	return client.For[*apiserverinternalv1alpha1.StorageVersion](g.c)
+	return client.Typed[*apiserverinternalv1alpha1.StorageVersion](g.c)
 }
 
 // AppsV1 holds the clients of the apps/v1 group/version (package k8s.io/api/apps/v1).
@@ -347,27 +347,27 @@ type AppsV1 struct{ c *client.Client }
 
 // ControllerRevisions returns the client of controllerrevisions in namespace ("" for all namespaces).
 func (g AppsV1) ControllerRevisions(namespace string) *client.Resource[*appsv1.ControllerRevision] {
-	return client.For[*appsv1.ControllerRevision](g.c).Namespace(namespace)
+	return client.Typed[*appsv1.ControllerRevision](g.c).Namespace(namespace)
 }
 
 // DaemonSets returns the client of daemonsets in namespace ("" for all namespaces).
 func (g AppsV1) DaemonSets(namespace string) *client.Resource[*appsv1.DaemonSet] {
-	return client.For[*appsv1.DaemonSet](g.c).Namespace(namespace)
+	return client.Typed[*appsv1.DaemonSet](g.c).Namespace(namespace)
 }
 
 // Deployments returns the client of deployments in namespace ("" for all namespaces).
 func (g AppsV1) Deployments(namespace string) *client.Resource[*appsv1.Deployment] {
-	return client.For[*appsv1.Deployment](g.c).Namespace(namespace)
+	return client.Typed[*appsv1.Deployment](g.c).Namespace(namespace)
 }
 
 // ReplicaSets returns the client of replicasets in namespace ("" for all namespaces).
 func (g AppsV1) ReplicaSets(namespace string) *client.Resource[*appsv1.ReplicaSet] {
-	return client.For[*appsv1.ReplicaSet](g.c).Namespace(namespace)
+	return client.Typed[*appsv1.ReplicaSet](g.c).Namespace(namespace)
 }
 
 // StatefulSets returns the client of statefulsets in namespace ("" for all namespaces).
 func (g AppsV1) StatefulSets(namespace string) *client.Resource[*appsv1.StatefulSet] {
-	return client.For[*appsv1.StatefulSet](g.c).Namespace(namespace)
+	return client.Typed[*appsv1.StatefulSet](g.c).Namespace(namespace)
 }
 
 // AppsV1beta1 holds the clients of the apps/v1beta1 group/version (package k8s.io/api/apps/v1beta1).
@@ -375,17 +375,17 @@ type AppsV1beta1 struct{ c *client.Client }
 
 // ControllerRevisions returns the client of controllerrevisions in namespace ("" for all namespaces).
 func (g AppsV1beta1) ControllerRevisions(namespace string) *client.Resource[*appsv1beta1.ControllerRevision] {
-	return client.For[*appsv1beta1.ControllerRevision](g.c).Namespace(namespace)
+	return client.Typed[*appsv1beta1.ControllerRevision](g.c).Namespace(namespace)
 }
 
 // Deployments returns the client of deployments in namespace ("" for all namespaces).
 func (g AppsV1beta1) Deployments(namespace string) *client.Resource[*appsv1beta1.Deployment] {
-	return client.For[*appsv1beta1.Deployment](g.c).Namespace(namespace)
+	return client.Typed[*appsv1beta1.Deployment](g.c).Namespace(namespace)
 }
 
 // StatefulSets returns the client of statefulsets in namespace ("" for all namespaces).
 func (g AppsV1beta1) StatefulSets(namespace string) *client.Resource[*appsv1beta1.StatefulSet] {
-	return client.For[*appsv1beta1.StatefulSet](g.c).Namespace(namespace)
+	return client.Typed[*appsv1beta1.StatefulSet](g.c).Namespace(namespace)
 }
 
 // AppsV1beta2 holds the clients of the apps/v1beta2 group/version (package k8s.io/api/apps/v1beta2).
@@ -393,27 +393,27 @@ type AppsV1beta2 struct{ c *client.Client }
 
 // ControllerRevisions returns the client of controllerrevisions in namespace ("" for all namespaces).
 func (g AppsV1beta2) ControllerRevisions(namespace string) *client.Resource[*appsv1beta2.ControllerRevision] {
-	return client.For[*appsv1beta2.ControllerRevision](g.c).Namespace(namespace)
+	return client.Typed[*appsv1beta2.ControllerRevision](g.c).Namespace(namespace)
 }
 
 // DaemonSets returns the client of daemonsets in namespace ("" for all namespaces).
 func (g AppsV1beta2) DaemonSets(namespace string) *client.Resource[*appsv1beta2.DaemonSet] {
-	return client.For[*appsv1beta2.DaemonSet](g.c).Namespace(namespace)
+	return client.Typed[*appsv1beta2.DaemonSet](g.c).Namespace(namespace)
 }
 
 // Deployments returns the client of deployments in namespace ("" for all namespaces).
 func (g AppsV1beta2) Deployments(namespace string) *client.Resource[*appsv1beta2.Deployment] {
-	return client.For[*appsv1beta2.Deployment](g.c).Namespace(namespace)
+	return client.Typed[*appsv1beta2.Deployment](g.c).Namespace(namespace)
 }
 
 // ReplicaSets returns the client of replicasets in namespace ("" for all namespaces).
 func (g AppsV1beta2) ReplicaSets(namespace string) *client.Resource[*appsv1beta2.ReplicaSet] {
-	return client.For[*appsv1beta2.ReplicaSet](g.c).Namespace(namespace)
+	return client.Typed[*appsv1beta2.ReplicaSet](g.c).Namespace(namespace)
 }
 
 // StatefulSets returns the client of statefulsets in namespace ("" for all namespaces).
 func (g AppsV1beta2) StatefulSets(namespace string) *client.Resource[*appsv1beta2.StatefulSet] {
-	return client.For[*appsv1beta2.StatefulSet](g.c).Namespace(namespace)
+	return client.Typed[*appsv1beta2.StatefulSet](g.c).Namespace(namespace)
 }
 
 // AuthenticationV1 holds the clients of the authentication.k8s.io/v1 group/version (package k8s.io/api/authentication/v1).
@@ -421,12 +421,12 @@ type AuthenticationV1 struct{ c *client.Client }
 
 // SelfSubjectReviews returns the client of the cluster-scoped selfsubjectreviews.
 func (g AuthenticationV1) SelfSubjectReviews() *client.Resource[*authenticationv1.SelfSubjectReview] {
-	return client.For[*authenticationv1.SelfSubjectReview](g.c)
+	return client.Typed[*authenticationv1.SelfSubjectReview](g.c)
 }
 
 // TokenReviews returns the client of the cluster-scoped tokenreviews.
 func (g AuthenticationV1) TokenReviews() *client.Resource[*authenticationv1.TokenReview] {
-	return client.For[*authenticationv1.TokenReview](g.c)
+	return client.Typed[*authenticationv1.TokenReview](g.c)
 }
 
 // AuthenticationV1alpha1 holds the clients of the authentication.k8s.io/v1alpha1 group/version (package k8s.io/api/authentication/v1alpha1).
@@ -434,7 +434,7 @@ type AuthenticationV1alpha1 struct{ c *client.Client }
 
 // SelfSubjectReviews returns the client of the cluster-scoped selfsubjectreviews.
 func (g AuthenticationV1alpha1) SelfSubjectReviews() *client.Resource[*authenticationv1alpha1.SelfSubjectReview] {
-	return client.For[*authenticationv1alpha1.SelfSubjectReview](g.c)
+	return client.Typed[*authenticationv1alpha1.SelfSubjectReview](g.c)
 }
 
 // AuthenticationV1beta1 holds the clients of the authentication.k8s.io/v1beta1 group/version (package k8s.io/api/authentication/v1beta1).
@@ -442,12 +442,12 @@ type AuthenticationV1beta1 struct{ c *client.Client }
 
 // SelfSubjectReviews returns the client of the cluster-scoped selfsubjectreviews.
 func (g AuthenticationV1beta1) SelfSubjectReviews() *client.Resource[*authenticationv1beta1.SelfSubjectReview] {
-	return client.For[*authenticationv1beta1.SelfSubjectReview](g.c)
+	return client.Typed[*authenticationv1beta1.SelfSubjectReview](g.c)
 }
 
 // TokenReviews returns the client of the cluster-scoped tokenreviews.
 func (g AuthenticationV1beta1) TokenReviews() *client.Resource[*authenticationv1beta1.TokenReview] {
-	return client.For[*authenticationv1beta1.TokenReview](g.c)
+	return client.Typed[*authenticationv1beta1.TokenReview](g.c)
 }
 
 // AuthorizationV1 holds the clients of the authorization.k8s.io/v1 group/version (package k8s.io/api/authorization/v1).
@@ -455,22 +455,22 @@ type AuthorizationV1 struct{ c *client.Client }
 
 // LocalSubjectAccessReviews returns the client of localsubjectaccessreviews in namespace ("" for all namespaces).
 func (g AuthorizationV1) LocalSubjectAccessReviews(namespace string) *client.Resource[*authorizationv1.LocalSubjectAccessReview] {
-	return client.For[*authorizationv1.LocalSubjectAccessReview](g.c).Namespace(namespace)
+	return client.Typed[*authorizationv1.LocalSubjectAccessReview](g.c).Namespace(namespace)
 }
 
 // SelfSubjectAccessReviews returns the client of the cluster-scoped selfsubjectaccessreviews.
 func (g AuthorizationV1) SelfSubjectAccessReviews() *client.Resource[*authorizationv1.SelfSubjectAccessReview] {
-	return client.For[*authorizationv1.SelfSubjectAccessReview](g.c)
+	return client.Typed[*authorizationv1.SelfSubjectAccessReview](g.c)
 }
 
 // SelfSubjectRulesReviews returns the client of the cluster-scoped selfsubjectrulesreviews.
 func (g AuthorizationV1) SelfSubjectRulesReviews() *client.Resource[*authorizationv1.SelfSubjectRulesReview] {
-	return client.For[*authorizationv1.SelfSubjectRulesReview](g.c)
+	return client.Typed[*authorizationv1.SelfSubjectRulesReview](g.c)
 }
 
 // SubjectAccessReviews returns the client of the cluster-scoped subjectaccessreviews.
 func (g AuthorizationV1) SubjectAccessReviews() *client.Resource[*authorizationv1.SubjectAccessReview] {
-	return client.For[*authorizationv1.SubjectAccessReview](g.c)
+	return client.Typed[*authorizationv1.SubjectAccessReview](g.c)
 }
 
 // AuthorizationV1beta1 holds the clients of the authorization.k8s.io/v1beta1 group/version (package k8s.io/api/authorization/v1beta1).
@@ -478,22 +478,22 @@ type AuthorizationV1beta1 struct{ c *client.Client }
 
 // LocalSubjectAccessReviews returns the client of localsubjectaccessreviews in namespace ("" for all namespaces).
 func (g AuthorizationV1beta1) LocalSubjectAccessReviews(namespace string) *client.Resource[*authorizationv1beta1.LocalSubjectAccessReview] {
-	return client.For[*authorizationv1beta1.LocalSubjectAccessReview](g.c).Namespace(namespace)
+	return client.Typed[*authorizationv1beta1.LocalSubjectAccessReview](g.c).Namespace(namespace)
 }
 
 // SelfSubjectAccessReviews returns the client of the cluster-scoped selfsubjectaccessreviews.
 func (g AuthorizationV1beta1) SelfSubjectAccessReviews() *client.Resource[*authorizationv1beta1.SelfSubjectAccessReview] {
-	return client.For[*authorizationv1beta1.SelfSubjectAccessReview](g.c)
+	return client.Typed[*authorizationv1beta1.SelfSubjectAccessReview](g.c)
 }
 
 // SelfSubjectRulesReviews returns the client of the cluster-scoped selfsubjectrulesreviews.
 func (g AuthorizationV1beta1) SelfSubjectRulesReviews() *client.Resource[*authorizationv1beta1.SelfSubjectRulesReview] {
-	return client.For[*authorizationv1beta1.SelfSubjectRulesReview](g.c)
+	return client.Typed[*authorizationv1beta1.SelfSubjectRulesReview](g.c)
 }
 
 // SubjectAccessReviews returns the client of the cluster-scoped subjectaccessreviews.
 func (g AuthorizationV1beta1) SubjectAccessReviews() *client.Resource[*authorizationv1beta1.SubjectAccessReview] {
-	return client.For[*authorizationv1beta1.SubjectAccessReview](g.c)
+	return client.Typed[*authorizationv1beta1.SubjectAccessReview](g.c)
 }
 
 // AutoscalingV1 holds the clients of the autoscaling/v1 group/version (package k8s.io/api/autoscaling/v1).
@@ -501,7 +501,7 @@ type AutoscalingV1 struct{ c *client.Client }
 
 // HorizontalPodAutoscalers returns the client of horizontalpodautoscalers in namespace ("" for all namespaces).
 func (g AutoscalingV1) HorizontalPodAutoscalers(namespace string) *client.Resource[*autoscalingv1.HorizontalPodAutoscaler] {
-	return client.For[*autoscalingv1.HorizontalPodAutoscaler](g.c).Namespace(namespace)
+	return client.Typed[*autoscalingv1.HorizontalPodAutoscaler](g.c).Namespace(namespace)
 }
 
 // AutoscalingV2 holds the clients of the autoscaling/v2 group/version (package k8s.io/api/autoscaling/v2).
@@ -509,7 +509,7 @@ type AutoscalingV2 struct{ c *client.Client }
 
 // HorizontalPodAutoscalers returns the client of horizontalpodautoscalers in namespace ("" for all namespaces).
 func (g AutoscalingV2) HorizontalPodAutoscalers(namespace string) *client.Resource[*autoscalingv2.HorizontalPodAutoscaler] {
-	return client.For[*autoscalingv2.HorizontalPodAutoscaler](g.c).Namespace(namespace)
+	return client.Typed[*autoscalingv2.HorizontalPodAutoscaler](g.c).Namespace(namespace)
 }
 
 // BatchV1 holds the clients of the batch/v1 group/version (package k8s.io/api/batch/v1).
@@ -517,12 +517,12 @@ type BatchV1 struct{ c *client.Client }
 
 // CronJobs returns the client of cronjobs in namespace ("" for all namespaces).
 func (g BatchV1) CronJobs(namespace string) *client.Resource[*batchv1.CronJob] {
-	return client.For[*batchv1.CronJob](g.c).Namespace(namespace)
+	return client.Typed[*batchv1.CronJob](g.c).Namespace(namespace)
 }
 
 // Jobs returns the client of jobs in namespace ("" for all namespaces).
 func (g BatchV1) Jobs(namespace string) *client.Resource[*batchv1.Job] {
-	return client.For[*batchv1.Job](g.c).Namespace(namespace)
+	return client.Typed[*batchv1.Job](g.c).Namespace(namespace)
 }
 
 // BatchV1beta1 holds the clients of the batch/v1beta1 group/version (package k8s.io/api/batch/v1beta1).
@@ -530,7 +530,7 @@ type BatchV1beta1 struct{ c *client.Client }
 
 // CronJobs returns the client of cronjobs in namespace ("" for all namespaces).
 func (g BatchV1beta1) CronJobs(namespace string) *client.Resource[*batchv1beta1.CronJob] {
-	return client.For[*batchv1beta1.CronJob](g.c).Namespace(namespace)
+	return client.Typed[*batchv1beta1.CronJob](g.c).Namespace(namespace)
 }
 
 // CertificatesV1 holds the clients of the certificates.k8s.io/v1 group/version (package k8s.io/api/certificates/v1).
@@ -538,17 +538,17 @@ type CertificatesV1 struct{ c *client.Client }
 
 // CertificateSigningRequests returns the client of the cluster-scoped certificatesigningrequests.
 func (g CertificatesV1) CertificateSigningRequests() *client.Resource[*certificatesv1.CertificateSigningRequest] {
-	return client.For[*certificatesv1.CertificateSigningRequest](g.c)
+	return client.Typed[*certificatesv1.CertificateSigningRequest](g.c)
 }
 
 // ClusterTrustBundles returns the client of the cluster-scoped clustertrustbundles.
 func (g CertificatesV1) ClusterTrustBundles() *client.Resource[*certificatesv1.ClusterTrustBundle] {
-	return client.For[*certificatesv1.ClusterTrustBundle](g.c)
+	return client.Typed[*certificatesv1.ClusterTrustBundle](g.c)
 }
 
 // PodCertificateRequests returns the client of podcertificaterequests in namespace ("" for all namespaces).
 func (g CertificatesV1) PodCertificateRequests(namespace string) *client.Resource[*certificatesv1.PodCertificateRequest] {
-	return client.For[*certificatesv1.PodCertificateRequest](g.c).Namespace(namespace)
+	return client.Typed[*certificatesv1.PodCertificateRequest](g.c).Namespace(namespace)
 }
 
 // CertificatesV1alpha1 holds the clients of the certificates.k8s.io/v1alpha1 group/version (package k8s.io/api/certificates/v1alpha1).
@@ -556,7 +556,7 @@ type CertificatesV1alpha1 struct{ c *client.Client }
 
 // ClusterTrustBundles returns the client of the cluster-scoped clustertrustbundles.
 func (g CertificatesV1alpha1) ClusterTrustBundles() *client.Resource[*certificatesv1alpha1.ClusterTrustBundle] {
-	return client.For[*certificatesv1alpha1.ClusterTrustBundle](g.c)
+	return client.Typed[*certificatesv1alpha1.ClusterTrustBundle](g.c)
 }
 
 // CertificatesV1beta1 holds the clients of the certificates.k8s.io/v1beta1 group/version (package k8s.io/api/certificates/v1beta1).
@@ -564,17 +564,17 @@ type CertificatesV1beta1 struct{ c *client.Client }
 
 // CertificateSigningRequests returns the client of the cluster-scoped certificatesigningrequests.
 func (g CertificatesV1beta1) CertificateSigningRequests() *client.Resource[*certificatesv1beta1.CertificateSigningRequest] {
-	return client.For[*certificatesv1beta1.CertificateSigningRequest](g.c)
+	return client.Typed[*certificatesv1beta1.CertificateSigningRequest](g.c)
 }
 
 // ClusterTrustBundles returns the client of the cluster-scoped clustertrustbundles.
 func (g CertificatesV1beta1) ClusterTrustBundles() *client.Resource[*certificatesv1beta1.ClusterTrustBundle] {
-	return client.For[*certificatesv1beta1.ClusterTrustBundle](g.c)
+	return client.Typed[*certificatesv1beta1.ClusterTrustBundle](g.c)
 }
 
 // PodCertificateRequests returns the client of podcertificaterequests in namespace ("" for all namespaces).
 func (g CertificatesV1beta1) PodCertificateRequests(namespace string) *client.Resource[*certificatesv1beta1.PodCertificateRequest] {
-	return client.For[*certificatesv1beta1.PodCertificateRequest](g.c).Namespace(namespace)
+	return client.Typed[*certificatesv1beta1.PodCertificateRequest](g.c).Namespace(namespace)
 }
 
 // CoordinationV1 holds the clients of the coordination.k8s.io/v1 group/version (package k8s.io/api/coordination/v1).
@@ -582,7 +582,7 @@ type CoordinationV1 struct{ c *client.Client }
 
 // Leases returns the client of leases in namespace ("" for all namespaces).
 func (g CoordinationV1) Leases(namespace string) *client.Resource[*coordinationv1.Lease] {
-	return client.For[*coordinationv1.Lease](g.c).Namespace(namespace)
+	return client.Typed[*coordinationv1.Lease](g.c).Namespace(namespace)
 }
 
 // CoordinationV1alpha2 holds the clients of the coordination.k8s.io/v1alpha2 group/version (package k8s.io/api/coordination/v1alpha2).
@@ -590,7 +590,7 @@ type CoordinationV1alpha2 struct{ c *client.Client }
 
 // LeaseCandidates returns the client of leasecandidates in namespace ("" for all namespaces).
 func (g CoordinationV1alpha2) LeaseCandidates(namespace string) *client.Resource[*coordinationv1alpha2.LeaseCandidate] {
-	return client.For[*coordinationv1alpha2.LeaseCandidate](g.c).Namespace(namespace)
+	return client.Typed[*coordinationv1alpha2.LeaseCandidate](g.c).Namespace(namespace)
 }
 
 // CoordinationV1beta1 holds the clients of the coordination.k8s.io/v1beta1 group/version (package k8s.io/api/coordination/v1beta1).
@@ -598,12 +598,12 @@ type CoordinationV1beta1 struct{ c *client.Client }
 
 // Leases returns the client of leases in namespace ("" for all namespaces).
 func (g CoordinationV1beta1) Leases(namespace string) *client.Resource[*coordinationv1beta1.Lease] {
-	return client.For[*coordinationv1beta1.Lease](g.c).Namespace(namespace)
+	return client.Typed[*coordinationv1beta1.Lease](g.c).Namespace(namespace)
 }
 
 // LeaseCandidates returns the client of leasecandidates in namespace ("" for all namespaces).
 func (g CoordinationV1beta1) LeaseCandidates(namespace string) *client.Resource[*coordinationv1beta1.LeaseCandidate] {
-	return client.For[*coordinationv1beta1.LeaseCandidate](g.c).Namespace(namespace)
+	return client.Typed[*coordinationv1beta1.LeaseCandidate](g.c).Namespace(namespace)
 }
 
 // CoreV1 holds the clients of the core/v1 group/version (package k8s.io/api/core/v1).
@@ -611,82 +611,82 @@ type CoreV1 struct{ c *client.Client }
 
 // ComponentStatuses returns the client of the cluster-scoped componentstatuses.
 func (g CoreV1) ComponentStatuses() *client.Resource[*corev1.ComponentStatus] {
-	return client.For[*corev1.ComponentStatus](g.c)
+	return client.Typed[*corev1.ComponentStatus](g.c)
 }
 
 // ConfigMaps returns the client of configmaps in namespace ("" for all namespaces).
 func (g CoreV1) ConfigMaps(namespace string) *client.Resource[*corev1.ConfigMap] {
-	return client.For[*corev1.ConfigMap](g.c).Namespace(namespace)
+	return client.Typed[*corev1.ConfigMap](g.c).Namespace(namespace)
 }
 
 // Endpoints returns the client of endpoints in namespace ("" for all namespaces).
 func (g CoreV1) Endpoints(namespace string) *client.Resource[*corev1.Endpoints] {
-	return client.For[*corev1.Endpoints](g.c).Namespace(namespace)
+	return client.Typed[*corev1.Endpoints](g.c).Namespace(namespace)
 }
 
 // Events returns the client of events in namespace ("" for all namespaces).
 func (g CoreV1) Events(namespace string) *client.Resource[*corev1.Event] {
-	return client.For[*corev1.Event](g.c).Namespace(namespace)
+	return client.Typed[*corev1.Event](g.c).Namespace(namespace)
 }
 
 // LimitRanges returns the client of limitranges in namespace ("" for all namespaces).
 func (g CoreV1) LimitRanges(namespace string) *client.Resource[*corev1.LimitRange] {
-	return client.For[*corev1.LimitRange](g.c).Namespace(namespace)
+	return client.Typed[*corev1.LimitRange](g.c).Namespace(namespace)
 }
 
 // Namespaces returns the client of the cluster-scoped namespaces.
 func (g CoreV1) Namespaces() *client.Resource[*corev1.Namespace] {
-	return client.For[*corev1.Namespace](g.c)
+	return client.Typed[*corev1.Namespace](g.c)
 }
 
 // Nodes returns the client of the cluster-scoped nodes.
 func (g CoreV1) Nodes() *client.Resource[*corev1.Node] {
-	return client.For[*corev1.Node](g.c)
+	return client.Typed[*corev1.Node](g.c)
 }
 
 // PersistentVolumes returns the client of the cluster-scoped persistentvolumes.
 func (g CoreV1) PersistentVolumes() *client.Resource[*corev1.PersistentVolume] {
-	return client.For[*corev1.PersistentVolume](g.c)
+	return client.Typed[*corev1.PersistentVolume](g.c)
 }
 
 // PersistentVolumeClaims returns the client of persistentvolumeclaims in namespace ("" for all namespaces).
 func (g CoreV1) PersistentVolumeClaims(namespace string) *client.Resource[*corev1.PersistentVolumeClaim] {
-	return client.For[*corev1.PersistentVolumeClaim](g.c).Namespace(namespace)
+	return client.Typed[*corev1.PersistentVolumeClaim](g.c).Namespace(namespace)
 }
 
 // Pods returns the client of pods in namespace ("" for all namespaces).
 func (g CoreV1) Pods(namespace string) *client.Resource[*corev1.Pod] {
-	return client.For[*corev1.Pod](g.c).Namespace(namespace)
+	return client.Typed[*corev1.Pod](g.c).Namespace(namespace)
 }
 
 // PodTemplates returns the client of podtemplates in namespace ("" for all namespaces).
 func (g CoreV1) PodTemplates(namespace string) *client.Resource[*corev1.PodTemplate] {
-	return client.For[*corev1.PodTemplate](g.c).Namespace(namespace)
+	return client.Typed[*corev1.PodTemplate](g.c).Namespace(namespace)
 }
 
 // ReplicationControllers returns the client of replicationcontrollers in namespace ("" for all namespaces).
 func (g CoreV1) ReplicationControllers(namespace string) *client.Resource[*corev1.ReplicationController] {
-	return client.For[*corev1.ReplicationController](g.c).Namespace(namespace)
+	return client.Typed[*corev1.ReplicationController](g.c).Namespace(namespace)
 }
 
 // ResourceQuotas returns the client of resourcequotas in namespace ("" for all namespaces).
 func (g CoreV1) ResourceQuotas(namespace string) *client.Resource[*corev1.ResourceQuota] {
-	return client.For[*corev1.ResourceQuota](g.c).Namespace(namespace)
+	return client.Typed[*corev1.ResourceQuota](g.c).Namespace(namespace)
 }
 
 // Secrets returns the client of secrets in namespace ("" for all namespaces).
 func (g CoreV1) Secrets(namespace string) *client.Resource[*corev1.Secret] {
-	return client.For[*corev1.Secret](g.c).Namespace(namespace)
+	return client.Typed[*corev1.Secret](g.c).Namespace(namespace)
 }
 
 // Services returns the client of services in namespace ("" for all namespaces).
 func (g CoreV1) Services(namespace string) *client.Resource[*corev1.Service] {
-	return client.For[*corev1.Service](g.c).Namespace(namespace)
+	return client.Typed[*corev1.Service](g.c).Namespace(namespace)
 }
 
 // ServiceAccounts returns the client of serviceaccounts in namespace ("" for all namespaces).
 func (g CoreV1) ServiceAccounts(namespace string) *client.Resource[*corev1.ServiceAccount] {
-	return client.For[*corev1.ServiceAccount](g.c).Namespace(namespace)
+	return client.Typed[*corev1.ServiceAccount](g.c).Namespace(namespace)
 }
 
 // DiscoveryV1 holds the clients of the discovery.k8s.io/v1 group/version (package k8s.io/api/discovery/v1).
@@ -694,7 +694,7 @@ type DiscoveryV1 struct{ c *client.Client }
 
 // EndpointSlices returns the client of endpointslices in namespace ("" for all namespaces).
 func (g DiscoveryV1) EndpointSlices(namespace string) *client.Resource[*discoveryv1.EndpointSlice] {
-	return client.For[*discoveryv1.EndpointSlice](g.c).Namespace(namespace)
+	return client.Typed[*discoveryv1.EndpointSlice](g.c).Namespace(namespace)
 }
 
 // DiscoveryV1beta1 holds the clients of the discovery.k8s.io/v1beta1 group/version (package k8s.io/api/discovery/v1beta1).
@@ -702,7 +702,7 @@ type DiscoveryV1beta1 struct{ c *client.Client }
 
 // EndpointSlices returns the client of endpointslices in namespace ("" for all namespaces).
 func (g DiscoveryV1beta1) EndpointSlices(namespace string) *client.Resource[*discoveryv1beta1.EndpointSlice] {
-	return client.For[*discoveryv1beta1.EndpointSlice](g.c).Namespace(namespace)
+	return client.Typed[*discoveryv1beta1.EndpointSlice](g.c).Namespace(namespace)
 }
 
 // EventsV1 holds the clients of the events.k8s.io/v1 group/version (package k8s.io/api/events/v1).
@@ -710,7 +710,7 @@ type EventsV1 struct{ c *client.Client }
 
 // Events returns the client of events in namespace ("" for all namespaces).
 func (g EventsV1) Events(namespace string) *client.Resource[*eventsv1.Event] {
-	return client.For[*eventsv1.Event](g.c).Namespace(namespace)
+	return client.Typed[*eventsv1.Event](g.c).Namespace(namespace)
 }
 
 // EventsV1beta1 holds the clients of the events.k8s.io/v1beta1 group/version (package k8s.io/api/events/v1beta1).
@@ -718,7 +718,7 @@ type EventsV1beta1 struct{ c *client.Client }
 
 // Events returns the client of events in namespace ("" for all namespaces).
 func (g EventsV1beta1) Events(namespace string) *client.Resource[*eventsv1beta1.Event] {
-	return client.For[*eventsv1beta1.Event](g.c).Namespace(namespace)
+	return client.Typed[*eventsv1beta1.Event](g.c).Namespace(namespace)
 }
 
 // ExtensionsV1beta1 holds the clients of the extensions/v1beta1 group/version (package k8s.io/api/extensions/v1beta1).
@@ -726,27 +726,27 @@ type ExtensionsV1beta1 struct{ c *client.Client }
 
 // DaemonSets returns the client of daemonsets in namespace ("" for all namespaces).
 func (g ExtensionsV1beta1) DaemonSets(namespace string) *client.Resource[*extensionsv1beta1.DaemonSet] {
-	return client.For[*extensionsv1beta1.DaemonSet](g.c).Namespace(namespace)
+	return client.Typed[*extensionsv1beta1.DaemonSet](g.c).Namespace(namespace)
 }
 
 // Deployments returns the client of deployments in namespace ("" for all namespaces).
 func (g ExtensionsV1beta1) Deployments(namespace string) *client.Resource[*extensionsv1beta1.Deployment] {
-	return client.For[*extensionsv1beta1.Deployment](g.c).Namespace(namespace)
+	return client.Typed[*extensionsv1beta1.Deployment](g.c).Namespace(namespace)
 }
 
 // Ingresses returns the client of ingresses in namespace ("" for all namespaces).
 func (g ExtensionsV1beta1) Ingresses(namespace string) *client.Resource[*extensionsv1beta1.Ingress] {
-	return client.For[*extensionsv1beta1.Ingress](g.c).Namespace(namespace)
+	return client.Typed[*extensionsv1beta1.Ingress](g.c).Namespace(namespace)
 }
 
 // NetworkPolicies returns the client of networkpolicies in namespace ("" for all namespaces).
 func (g ExtensionsV1beta1) NetworkPolicies(namespace string) *client.Resource[*extensionsv1beta1.NetworkPolicy] {
-	return client.For[*extensionsv1beta1.NetworkPolicy](g.c).Namespace(namespace)
+	return client.Typed[*extensionsv1beta1.NetworkPolicy](g.c).Namespace(namespace)
 }
 
 // ReplicaSets returns the client of replicasets in namespace ("" for all namespaces).
 func (g ExtensionsV1beta1) ReplicaSets(namespace string) *client.Resource[*extensionsv1beta1.ReplicaSet] {
-	return client.For[*extensionsv1beta1.ReplicaSet](g.c).Namespace(namespace)
+	return client.Typed[*extensionsv1beta1.ReplicaSet](g.c).Namespace(namespace)
 }
 
 // FlowcontrolV1 holds the clients of the flowcontrol.apiserver.k8s.io/v1 group/version (package k8s.io/api/flowcontrol/v1).
@@ -754,12 +754,12 @@ type FlowcontrolV1 struct{ c *client.Client }
 
 // FlowSchemas returns the client of the cluster-scoped flowschemas.
 func (g FlowcontrolV1) FlowSchemas() *client.Resource[*flowcontrolv1.FlowSchema] {
-	return client.For[*flowcontrolv1.FlowSchema](g.c)
+	return client.Typed[*flowcontrolv1.FlowSchema](g.c)
 }
 
 // PriorityLevelConfigurations returns the client of the cluster-scoped prioritylevelconfigurations.
 func (g FlowcontrolV1) PriorityLevelConfigurations() *client.Resource[*flowcontrolv1.PriorityLevelConfiguration] {
-	return client.For[*flowcontrolv1.PriorityLevelConfiguration](g.c)
+	return client.Typed[*flowcontrolv1.PriorityLevelConfiguration](g.c)
 }
 
 // FlowcontrolV1beta1 holds the clients of the flowcontrol.apiserver.k8s.io/v1beta1 group/version (package k8s.io/api/flowcontrol/v1beta1).
@@ -767,12 +767,12 @@ type FlowcontrolV1beta1 struct{ c *client.Client }
 
 // FlowSchemas returns the client of the cluster-scoped flowschemas.
 func (g FlowcontrolV1beta1) FlowSchemas() *client.Resource[*flowcontrolv1beta1.FlowSchema] {
-	return client.For[*flowcontrolv1beta1.FlowSchema](g.c)
+	return client.Typed[*flowcontrolv1beta1.FlowSchema](g.c)
 }
 
 // PriorityLevelConfigurations returns the client of the cluster-scoped prioritylevelconfigurations.
 func (g FlowcontrolV1beta1) PriorityLevelConfigurations() *client.Resource[*flowcontrolv1beta1.PriorityLevelConfiguration] {
-	return client.For[*flowcontrolv1beta1.PriorityLevelConfiguration](g.c)
+	return client.Typed[*flowcontrolv1beta1.PriorityLevelConfiguration](g.c)
 }
 
 // FlowcontrolV1beta2 holds the clients of the flowcontrol.apiserver.k8s.io/v1beta2 group/version (package k8s.io/api/flowcontrol/v1beta2).
@@ -780,12 +780,12 @@ type FlowcontrolV1beta2 struct{ c *client.Client }
 
 // FlowSchemas returns the client of the cluster-scoped flowschemas.
 func (g FlowcontrolV1beta2) FlowSchemas() *client.Resource[*flowcontrolv1beta2.FlowSchema] {
-	return client.For[*flowcontrolv1beta2.FlowSchema](g.c)
+	return client.Typed[*flowcontrolv1beta2.FlowSchema](g.c)
 }
 
 // PriorityLevelConfigurations returns the client of the cluster-scoped prioritylevelconfigurations.
 func (g FlowcontrolV1beta2) PriorityLevelConfigurations() *client.Resource[*flowcontrolv1beta2.PriorityLevelConfiguration] {
-	return client.For[*flowcontrolv1beta2.PriorityLevelConfiguration](g.c)
+	return client.Typed[*flowcontrolv1beta2.PriorityLevelConfiguration](g.c)
 }
 
 // FlowcontrolV1beta3 holds the clients of the flowcontrol.apiserver.k8s.io/v1beta3 group/version (package k8s.io/api/flowcontrol/v1beta3).
@@ -793,12 +793,12 @@ type FlowcontrolV1beta3 struct{ c *client.Client }
 
 // FlowSchemas returns the client of the cluster-scoped flowschemas.
 func (g FlowcontrolV1beta3) FlowSchemas() *client.Resource[*flowcontrolv1beta3.FlowSchema] {
-	return client.For[*flowcontrolv1beta3.FlowSchema](g.c)
+	return client.Typed[*flowcontrolv1beta3.FlowSchema](g.c)
 }
 
 // PriorityLevelConfigurations returns the client of the cluster-scoped prioritylevelconfigurations.
 func (g FlowcontrolV1beta3) PriorityLevelConfigurations() *client.Resource[*flowcontrolv1beta3.PriorityLevelConfiguration] {
-	return client.For[*flowcontrolv1beta3.PriorityLevelConfiguration](g.c)
+	return client.Typed[*flowcontrolv1beta3.PriorityLevelConfiguration](g.c)
 }
 
 // LifecycleV1alpha1 holds the clients of the lifecycle.k8s.io/v1alpha1 group/version (package k8s.io/api/lifecycle/v1alpha1).
@@ -806,12 +806,12 @@ type LifecycleV1alpha1 struct{ c *client.Client }
 
 // Evictions returns the client of evictions in namespace ("" for all namespaces).
 func (g LifecycleV1alpha1) Evictions(namespace string) *client.Resource[*lifecyclev1alpha1.Eviction] {
-	return client.For[*lifecyclev1alpha1.Eviction](g.c).Namespace(namespace)
+	return client.Typed[*lifecyclev1alpha1.Eviction](g.c).Namespace(namespace)
 }
 
 // EvictionRequests returns the client of evictionrequests in namespace ("" for all namespaces).
 func (g LifecycleV1alpha1) EvictionRequests(namespace string) *client.Resource[*lifecyclev1alpha1.EvictionRequest] {
-	return client.For[*lifecyclev1alpha1.EvictionRequest](g.c).Namespace(namespace)
+	return client.Typed[*lifecyclev1alpha1.EvictionRequest](g.c).Namespace(namespace)
 }
 
 // NetworkingV1 holds the clients of the networking.k8s.io/v1 group/version (package k8s.io/api/networking/v1).
@@ -819,27 +819,27 @@ type NetworkingV1 struct{ c *client.Client }
 
 // IPAddresses returns the client of the cluster-scoped ipaddresses.
 func (g NetworkingV1) IPAddresses() *client.Resource[*networkingv1.IPAddress] {
-	return client.For[*networkingv1.IPAddress](g.c)
+	return client.Typed[*networkingv1.IPAddress](g.c)
 }
 
 // Ingresses returns the client of ingresses in namespace ("" for all namespaces).
 func (g NetworkingV1) Ingresses(namespace string) *client.Resource[*networkingv1.Ingress] {
-	return client.For[*networkingv1.Ingress](g.c).Namespace(namespace)
+	return client.Typed[*networkingv1.Ingress](g.c).Namespace(namespace)
 }
 
 // IngressClasses returns the client of the cluster-scoped ingressclasses.
 func (g NetworkingV1) IngressClasses() *client.Resource[*networkingv1.IngressClass] {
-	return client.For[*networkingv1.IngressClass](g.c)
+	return client.Typed[*networkingv1.IngressClass](g.c)
 }
 
 // NetworkPolicies returns the client of networkpolicies in namespace ("" for all namespaces).
 func (g NetworkingV1) NetworkPolicies(namespace string) *client.Resource[*networkingv1.NetworkPolicy] {
-	return client.For[*networkingv1.NetworkPolicy](g.c).Namespace(namespace)
+	return client.Typed[*networkingv1.NetworkPolicy](g.c).Namespace(namespace)
 }
 
 // ServiceCIDRs returns the client of the cluster-scoped servicecidrs.
 func (g NetworkingV1) ServiceCIDRs() *client.Resource[*networkingv1.ServiceCIDR] {
-	return client.For[*networkingv1.ServiceCIDR](g.c)
+	return client.Typed[*networkingv1.ServiceCIDR](g.c)
 }
 
 // NetworkingV1beta1 holds the clients of the networking.k8s.io/v1beta1 group/version (package k8s.io/api/networking/v1beta1).
@@ -847,22 +847,22 @@ type NetworkingV1beta1 struct{ c *client.Client }
 
 // IPAddresses returns the client of the cluster-scoped ipaddresses.
 func (g NetworkingV1beta1) IPAddresses() *client.Resource[*networkingv1beta1.IPAddress] {
-	return client.For[*networkingv1beta1.IPAddress](g.c)
+	return client.Typed[*networkingv1beta1.IPAddress](g.c)
 }
 
 // Ingresses returns the client of ingresses in namespace ("" for all namespaces).
 func (g NetworkingV1beta1) Ingresses(namespace string) *client.Resource[*networkingv1beta1.Ingress] {
-	return client.For[*networkingv1beta1.Ingress](g.c).Namespace(namespace)
+	return client.Typed[*networkingv1beta1.Ingress](g.c).Namespace(namespace)
 }
 
 // IngressClasses returns the client of the cluster-scoped ingressclasses.
 func (g NetworkingV1beta1) IngressClasses() *client.Resource[*networkingv1beta1.IngressClass] {
-	return client.For[*networkingv1beta1.IngressClass](g.c)
+	return client.Typed[*networkingv1beta1.IngressClass](g.c)
 }
 
 // ServiceCIDRs returns the client of the cluster-scoped servicecidrs.
 func (g NetworkingV1beta1) ServiceCIDRs() *client.Resource[*networkingv1beta1.ServiceCIDR] {
-	return client.For[*networkingv1beta1.ServiceCIDR](g.c)
+	return client.Typed[*networkingv1beta1.ServiceCIDR](g.c)
 }
 
 // NodeV1 holds the clients of the node.k8s.io/v1 group/version (package k8s.io/api/node/v1).
@@ -870,7 +870,7 @@ type NodeV1 struct{ c *client.Client }
 
 // RuntimeClasses returns the client of the cluster-scoped runtimeclasses.
 func (g NodeV1) RuntimeClasses() *client.Resource[*nodev1.RuntimeClass] {
-	return client.For[*nodev1.RuntimeClass](g.c)
+	return client.Typed[*nodev1.RuntimeClass](g.c)
 }
 
 // NodeV1alpha1 holds the clients of the node.k8s.io/v1alpha1 group/version (package k8s.io/api/node/v1alpha1).
@@ -878,7 +878,7 @@ type NodeV1alpha1 struct{ c *client.Client }
 
 // RuntimeClasses returns the client of the cluster-scoped runtimeclasses.
 func (g NodeV1alpha1) RuntimeClasses() *client.Resource[*nodev1alpha1.RuntimeClass] {
-	return client.For[*nodev1alpha1.RuntimeClass](g.c)
+	return client.Typed[*nodev1alpha1.RuntimeClass](g.c)
 }
 
 // NodeV1beta1 holds the clients of the node.k8s.io/v1beta1 group/version (package k8s.io/api/node/v1beta1).
@@ -886,7 +886,7 @@ type NodeV1beta1 struct{ c *client.Client }
 
 // RuntimeClasses returns the client of the cluster-scoped runtimeclasses.
 func (g NodeV1beta1) RuntimeClasses() *client.Resource[*nodev1beta1.RuntimeClass] {
-	return client.For[*nodev1beta1.RuntimeClass](g.c)
+	return client.Typed[*nodev1beta1.RuntimeClass](g.c)
 }
 
 // PolicyV1 holds the clients of the policy/v1 group/version (package k8s.io/api/policy/v1).
@@ -894,7 +894,7 @@ type PolicyV1 struct{ c *client.Client }
 
 // PodDisruptionBudgets returns the client of poddisruptionbudgets in namespace ("" for all namespaces).
 func (g PolicyV1) PodDisruptionBudgets(namespace string) *client.Resource[*policyv1.PodDisruptionBudget] {
-	return client.For[*policyv1.PodDisruptionBudget](g.c).Namespace(namespace)
+	return client.Typed[*policyv1.PodDisruptionBudget](g.c).Namespace(namespace)
 }
 
 // PolicyV1beta1 holds the clients of the policy/v1beta1 group/version (package k8s.io/api/policy/v1beta1).
@@ -902,7 +902,7 @@ type PolicyV1beta1 struct{ c *client.Client }
 
 // PodDisruptionBudgets returns the client of poddisruptionbudgets in namespace ("" for all namespaces).
 func (g PolicyV1beta1) PodDisruptionBudgets(namespace string) *client.Resource[*policyv1beta1.PodDisruptionBudget] {
-	return client.For[*policyv1beta1.PodDisruptionBudget](g.c).Namespace(namespace)
+	return client.Typed[*policyv1beta1.PodDisruptionBudget](g.c).Namespace(namespace)
 }
 
 // RbacV1 holds the clients of the rbac.authorization.k8s.io/v1 group/version (package k8s.io/api/rbac/v1).
@@ -910,22 +910,22 @@ type RbacV1 struct{ c *client.Client }
 
 // ClusterRoles returns the client of the cluster-scoped clusterroles.
 func (g RbacV1) ClusterRoles() *client.Resource[*rbacv1.ClusterRole] {
-	return client.For[*rbacv1.ClusterRole](g.c)
+	return client.Typed[*rbacv1.ClusterRole](g.c)
 }
 
 // ClusterRoleBindings returns the client of the cluster-scoped clusterrolebindings.
 func (g RbacV1) ClusterRoleBindings() *client.Resource[*rbacv1.ClusterRoleBinding] {
-	return client.For[*rbacv1.ClusterRoleBinding](g.c)
+	return client.Typed[*rbacv1.ClusterRoleBinding](g.c)
 }
 
 // Roles returns the client of roles in namespace ("" for all namespaces).
 func (g RbacV1) Roles(namespace string) *client.Resource[*rbacv1.Role] {
-	return client.For[*rbacv1.Role](g.c).Namespace(namespace)
+	return client.Typed[*rbacv1.Role](g.c).Namespace(namespace)
 }
 
 // RoleBindings returns the client of rolebindings in namespace ("" for all namespaces).
 func (g RbacV1) RoleBindings(namespace string) *client.Resource[*rbacv1.RoleBinding] {
-	return client.For[*rbacv1.RoleBinding](g.c).Namespace(namespace)
+	return client.Typed[*rbacv1.RoleBinding](g.c).Namespace(namespace)
 }
 
 // RbacV1alpha1 holds the clients of the rbac.authorization.k8s.io/v1alpha1 group/version (package k8s.io/api/rbac/v1alpha1).
@@ -933,22 +933,22 @@ type RbacV1alpha1 struct{ c *client.Client }
 
 // ClusterRoles returns the client of the cluster-scoped clusterroles.
 func (g RbacV1alpha1) ClusterRoles() *client.Resource[*rbacv1alpha1.ClusterRole] {
-	return client.For[*rbacv1alpha1.ClusterRole](g.c)
+	return client.Typed[*rbacv1alpha1.ClusterRole](g.c)
 }
 
 // ClusterRoleBindings returns the client of the cluster-scoped clusterrolebindings.
 func (g RbacV1alpha1) ClusterRoleBindings() *client.Resource[*rbacv1alpha1.ClusterRoleBinding] {
-	return client.For[*rbacv1alpha1.ClusterRoleBinding](g.c)
+	return client.Typed[*rbacv1alpha1.ClusterRoleBinding](g.c)
 }
 
 // Roles returns the client of roles in namespace ("" for all namespaces).
 func (g RbacV1alpha1) Roles(namespace string) *client.Resource[*rbacv1alpha1.Role] {
-	return client.For[*rbacv1alpha1.Role](g.c).Namespace(namespace)
+	return client.Typed[*rbacv1alpha1.Role](g.c).Namespace(namespace)
 }
 
 // RoleBindings returns the client of rolebindings in namespace ("" for all namespaces).
 func (g RbacV1alpha1) RoleBindings(namespace string) *client.Resource[*rbacv1alpha1.RoleBinding] {
-	return client.For[*rbacv1alpha1.RoleBinding](g.c).Namespace(namespace)
+	return client.Typed[*rbacv1alpha1.RoleBinding](g.c).Namespace(namespace)
 }
 
 // RbacV1beta1 holds the clients of the rbac.authorization.k8s.io/v1beta1 group/version (package k8s.io/api/rbac/v1beta1).
@@ -956,22 +956,22 @@ type RbacV1beta1 struct{ c *client.Client }
 
 // ClusterRoles returns the client of the cluster-scoped clusterroles.
 func (g RbacV1beta1) ClusterRoles() *client.Resource[*rbacv1beta1.ClusterRole] {
-	return client.For[*rbacv1beta1.ClusterRole](g.c)
+	return client.Typed[*rbacv1beta1.ClusterRole](g.c)
 }
 
 // ClusterRoleBindings returns the client of the cluster-scoped clusterrolebindings.
 func (g RbacV1beta1) ClusterRoleBindings() *client.Resource[*rbacv1beta1.ClusterRoleBinding] {
-	return client.For[*rbacv1beta1.ClusterRoleBinding](g.c)
+	return client.Typed[*rbacv1beta1.ClusterRoleBinding](g.c)
 }
 
 // Roles returns the client of roles in namespace ("" for all namespaces).
 func (g RbacV1beta1) Roles(namespace string) *client.Resource[*rbacv1beta1.Role] {
-	return client.For[*rbacv1beta1.Role](g.c).Namespace(namespace)
+	return client.Typed[*rbacv1beta1.Role](g.c).Namespace(namespace)
 }
 
 // RoleBindings returns the client of rolebindings in namespace ("" for all namespaces).
 func (g RbacV1beta1) RoleBindings(namespace string) *client.Resource[*rbacv1beta1.RoleBinding] {
-	return client.For[*rbacv1beta1.RoleBinding](g.c).Namespace(namespace)
+	return client.Typed[*rbacv1beta1.RoleBinding](g.c).Namespace(namespace)
 }
 
 // ResourceV1 holds the clients of the resource.k8s.io/v1 group/version (package k8s.io/api/resource/v1).
@@ -979,27 +979,27 @@ type ResourceV1 struct{ c *client.Client }
 
 // DeviceClasses returns the client of the cluster-scoped deviceclasses.
 func (g ResourceV1) DeviceClasses() *client.Resource[*resourcev1.DeviceClass] {
-	return client.For[*resourcev1.DeviceClass](g.c)
+	return client.Typed[*resourcev1.DeviceClass](g.c)
 }
 
 // DeviceTaintRules returns the client of the cluster-scoped devicetaintrules.
 func (g ResourceV1) DeviceTaintRules() *client.Resource[*resourcev1.DeviceTaintRule] {
-	return client.For[*resourcev1.DeviceTaintRule](g.c)
+	return client.Typed[*resourcev1.DeviceTaintRule](g.c)
 }
 
 // ResourceClaims returns the client of resourceclaims in namespace ("" for all namespaces).
 func (g ResourceV1) ResourceClaims(namespace string) *client.Resource[*resourcev1.ResourceClaim] {
-	return client.For[*resourcev1.ResourceClaim](g.c).Namespace(namespace)
+	return client.Typed[*resourcev1.ResourceClaim](g.c).Namespace(namespace)
 }
 
 // ResourceClaimTemplates returns the client of resourceclaimtemplates in namespace ("" for all namespaces).
 func (g ResourceV1) ResourceClaimTemplates(namespace string) *client.Resource[*resourcev1.ResourceClaimTemplate] {
-	return client.For[*resourcev1.ResourceClaimTemplate](g.c).Namespace(namespace)
+	return client.Typed[*resourcev1.ResourceClaimTemplate](g.c).Namespace(namespace)
 }
 
 // ResourceSlices returns the client of the cluster-scoped resourceslices.
 func (g ResourceV1) ResourceSlices() *client.Resource[*resourcev1.ResourceSlice] {
-	return client.For[*resourcev1.ResourceSlice](g.c)
+	return client.Typed[*resourcev1.ResourceSlice](g.c)
 }
 
 // ResourceV1alpha3 holds the clients of the resource.k8s.io/v1alpha3 group/version (package k8s.io/api/resource/v1alpha3).
@@ -1007,12 +1007,12 @@ type ResourceV1alpha3 struct{ c *client.Client }
 
 // DeviceTaintRules returns the client of the cluster-scoped devicetaintrules.
 func (g ResourceV1alpha3) DeviceTaintRules() *client.Resource[*resourcev1alpha3.DeviceTaintRule] {
-	return client.For[*resourcev1alpha3.DeviceTaintRule](g.c)
+	return client.Typed[*resourcev1alpha3.DeviceTaintRule](g.c)
 }
 
 // ResourcePoolStatusRequests returns the client of the cluster-scoped resourcepoolstatusrequests.
 func (g ResourceV1alpha3) ResourcePoolStatusRequests() *client.Resource[*resourcev1alpha3.ResourcePoolStatusRequest] {
-	return client.For[*resourcev1alpha3.ResourcePoolStatusRequest](g.c)
+	return client.Typed[*resourcev1alpha3.ResourcePoolStatusRequest](g.c)
 }
 
 // ResourceV1beta1 holds the clients of the resource.k8s.io/v1beta1 group/version (package k8s.io/api/resource/v1beta1).
@@ -1020,22 +1020,22 @@ type ResourceV1beta1 struct{ c *client.Client }
 
 // DeviceClasses returns the client of the cluster-scoped deviceclasses.
 func (g ResourceV1beta1) DeviceClasses() *client.Resource[*resourcev1beta1.DeviceClass] {
-	return client.For[*resourcev1beta1.DeviceClass](g.c)
+	return client.Typed[*resourcev1beta1.DeviceClass](g.c)
 }
 
 // ResourceClaims returns the client of resourceclaims in namespace ("" for all namespaces).
 func (g ResourceV1beta1) ResourceClaims(namespace string) *client.Resource[*resourcev1beta1.ResourceClaim] {
-	return client.For[*resourcev1beta1.ResourceClaim](g.c).Namespace(namespace)
+	return client.Typed[*resourcev1beta1.ResourceClaim](g.c).Namespace(namespace)
 }
 
 // ResourceClaimTemplates returns the client of resourceclaimtemplates in namespace ("" for all namespaces).
 func (g ResourceV1beta1) ResourceClaimTemplates(namespace string) *client.Resource[*resourcev1beta1.ResourceClaimTemplate] {
-	return client.For[*resourcev1beta1.ResourceClaimTemplate](g.c).Namespace(namespace)
+	return client.Typed[*resourcev1beta1.ResourceClaimTemplate](g.c).Namespace(namespace)
 }
 
 // ResourceSlices returns the client of the cluster-scoped resourceslices.
 func (g ResourceV1beta1) ResourceSlices() *client.Resource[*resourcev1beta1.ResourceSlice] {
-	return client.For[*resourcev1beta1.ResourceSlice](g.c)
+	return client.Typed[*resourcev1beta1.ResourceSlice](g.c)
 }
 
 // ResourceV1beta2 holds the clients of the resource.k8s.io/v1beta2 group/version (package k8s.io/api/resource/v1beta2).
@@ -1043,27 +1043,27 @@ type ResourceV1beta2 struct{ c *client.Client }
 
 // DeviceClasses returns the client of the cluster-scoped deviceclasses.
 func (g ResourceV1beta2) DeviceClasses() *client.Resource[*resourcev1beta2.DeviceClass] {
-	return client.For[*resourcev1beta2.DeviceClass](g.c)
+	return client.Typed[*resourcev1beta2.DeviceClass](g.c)
 }
 
 // DeviceTaintRules returns the client of the cluster-scoped devicetaintrules.
 func (g ResourceV1beta2) DeviceTaintRules() *client.Resource[*resourcev1beta2.DeviceTaintRule] {
-	return client.For[*resourcev1beta2.DeviceTaintRule](g.c)
+	return client.Typed[*resourcev1beta2.DeviceTaintRule](g.c)
 }
 
 // ResourceClaims returns the client of resourceclaims in namespace ("" for all namespaces).
 func (g ResourceV1beta2) ResourceClaims(namespace string) *client.Resource[*resourcev1beta2.ResourceClaim] {
-	return client.For[*resourcev1beta2.ResourceClaim](g.c).Namespace(namespace)
+	return client.Typed[*resourcev1beta2.ResourceClaim](g.c).Namespace(namespace)
 }
 
 // ResourceClaimTemplates returns the client of resourceclaimtemplates in namespace ("" for all namespaces).
 func (g ResourceV1beta2) ResourceClaimTemplates(namespace string) *client.Resource[*resourcev1beta2.ResourceClaimTemplate] {
-	return client.For[*resourcev1beta2.ResourceClaimTemplate](g.c).Namespace(namespace)
+	return client.Typed[*resourcev1beta2.ResourceClaimTemplate](g.c).Namespace(namespace)
 }
 
 // ResourceSlices returns the client of the cluster-scoped resourceslices.
 func (g ResourceV1beta2) ResourceSlices() *client.Resource[*resourcev1beta2.ResourceSlice] {
-	return client.For[*resourcev1beta2.ResourceSlice](g.c)
+	return client.Typed[*resourcev1beta2.ResourceSlice](g.c)
 }
 
 // SchedulingV1 holds the clients of the scheduling.k8s.io/v1 group/version (package k8s.io/api/scheduling/v1).
@@ -1071,7 +1071,7 @@ type SchedulingV1 struct{ c *client.Client }
 
 // PriorityClasses returns the client of the cluster-scoped priorityclasses.
 func (g SchedulingV1) PriorityClasses() *client.Resource[*schedulingv1.PriorityClass] {
-	return client.For[*schedulingv1.PriorityClass](g.c)
+	return client.Typed[*schedulingv1.PriorityClass](g.c)
 }
 
 // SchedulingV1alpha3 holds the clients of the scheduling.k8s.io/v1alpha3 group/version (package k8s.io/api/scheduling/v1alpha3).
@@ -1079,17 +1079,17 @@ type SchedulingV1alpha3 struct{ c *client.Client }
 
 // CompositePodGroups returns the client of compositepodgroups in namespace ("" for all namespaces).
 func (g SchedulingV1alpha3) CompositePodGroups(namespace string) *client.Resource[*schedulingv1alpha3.CompositePodGroup] {
-	return client.For[*schedulingv1alpha3.CompositePodGroup](g.c).Namespace(namespace)
+	return client.Typed[*schedulingv1alpha3.CompositePodGroup](g.c).Namespace(namespace)
 }
 
 // PodGroups returns the client of podgroups in namespace ("" for all namespaces).
 func (g SchedulingV1alpha3) PodGroups(namespace string) *client.Resource[*schedulingv1alpha3.PodGroup] {
-	return client.For[*schedulingv1alpha3.PodGroup](g.c).Namespace(namespace)
+	return client.Typed[*schedulingv1alpha3.PodGroup](g.c).Namespace(namespace)
 }
 
 // Workloads returns the client of workloads in namespace ("" for all namespaces).
 func (g SchedulingV1alpha3) Workloads(namespace string) *client.Resource[*schedulingv1alpha3.Workload] {
-	return client.For[*schedulingv1alpha3.Workload](g.c).Namespace(namespace)
+	return client.Typed[*schedulingv1alpha3.Workload](g.c).Namespace(namespace)
 }
 
 // SchedulingV1beta1 holds the clients of the scheduling.k8s.io/v1beta1 group/version (package k8s.io/api/scheduling/v1beta1).
@@ -1097,17 +1097,17 @@ type SchedulingV1beta1 struct{ c *client.Client }
 
 // PodGroups returns the client of podgroups in namespace ("" for all namespaces).
 func (g SchedulingV1beta1) PodGroups(namespace string) *client.Resource[*schedulingv1beta1.PodGroup] {
-	return client.For[*schedulingv1beta1.PodGroup](g.c).Namespace(namespace)
+	return client.Typed[*schedulingv1beta1.PodGroup](g.c).Namespace(namespace)
 }
 
 // PriorityClasses returns the client of the cluster-scoped priorityclasses.
 func (g SchedulingV1beta1) PriorityClasses() *client.Resource[*schedulingv1beta1.PriorityClass] {
-	return client.For[*schedulingv1beta1.PriorityClass](g.c)
+	return client.Typed[*schedulingv1beta1.PriorityClass](g.c)
 }
 
 // Workloads returns the client of workloads in namespace ("" for all namespaces).
 func (g SchedulingV1beta1) Workloads(namespace string) *client.Resource[*schedulingv1beta1.Workload] {
-	return client.For[*schedulingv1beta1.Workload](g.c).Namespace(namespace)
+	return client.Typed[*schedulingv1beta1.Workload](g.c).Namespace(namespace)
 }
 
 // StorageV1 holds the clients of the storage.k8s.io/v1 group/version (package k8s.io/api/storage/v1).
@@ -1115,32 +1115,32 @@ type StorageV1 struct{ c *client.Client }
 
 // CSIDrivers returns the client of the cluster-scoped csidrivers.
 func (g StorageV1) CSIDrivers() *client.Resource[*storagev1.CSIDriver] {
-	return client.For[*storagev1.CSIDriver](g.c)
+	return client.Typed[*storagev1.CSIDriver](g.c)
 }
 
 // CSINodes returns the client of the cluster-scoped csinodes.
 func (g StorageV1) CSINodes() *client.Resource[*storagev1.CSINode] {
-	return client.For[*storagev1.CSINode](g.c)
+	return client.Typed[*storagev1.CSINode](g.c)
 }
 
 // CSIStorageCapacities returns the client of csistoragecapacities in namespace ("" for all namespaces).
 func (g StorageV1) CSIStorageCapacities(namespace string) *client.Resource[*storagev1.CSIStorageCapacity] {
-	return client.For[*storagev1.CSIStorageCapacity](g.c).Namespace(namespace)
+	return client.Typed[*storagev1.CSIStorageCapacity](g.c).Namespace(namespace)
 }
 
 // StorageClasses returns the client of the cluster-scoped storageclasses.
 func (g StorageV1) StorageClasses() *client.Resource[*storagev1.StorageClass] {
-	return client.For[*storagev1.StorageClass](g.c)
+	return client.Typed[*storagev1.StorageClass](g.c)
 }
 
 // VolumeAttachments returns the client of the cluster-scoped volumeattachments.
 func (g StorageV1) VolumeAttachments() *client.Resource[*storagev1.VolumeAttachment] {
-	return client.For[*storagev1.VolumeAttachment](g.c)
+	return client.Typed[*storagev1.VolumeAttachment](g.c)
 }
 
 // VolumeAttributesClasses returns the client of the cluster-scoped volumeattributesclasses.
 func (g StorageV1) VolumeAttributesClasses() *client.Resource[*storagev1.VolumeAttributesClass] {
-	return client.For[*storagev1.VolumeAttributesClass](g.c)
+	return client.Typed[*storagev1.VolumeAttributesClass](g.c)
 }
 
 // StorageV1alpha1 holds the clients of the storage.k8s.io/v1alpha1 group/version (package k8s.io/api/storage/v1alpha1).
@@ -1148,17 +1148,17 @@ type StorageV1alpha1 struct{ c *client.Client }
 
 // CSIStorageCapacities returns the client of csistoragecapacities in namespace ("" for all namespaces).
 func (g StorageV1alpha1) CSIStorageCapacities(namespace string) *client.Resource[*storagev1alpha1.CSIStorageCapacity] {
-	return client.For[*storagev1alpha1.CSIStorageCapacity](g.c).Namespace(namespace)
+	return client.Typed[*storagev1alpha1.CSIStorageCapacity](g.c).Namespace(namespace)
 }
 
 // VolumeAttachments returns the client of the cluster-scoped volumeattachments.
 func (g StorageV1alpha1) VolumeAttachments() *client.Resource[*storagev1alpha1.VolumeAttachment] {
-	return client.For[*storagev1alpha1.VolumeAttachment](g.c)
+	return client.Typed[*storagev1alpha1.VolumeAttachment](g.c)
 }
 
 // VolumeAttributesClasses returns the client of the cluster-scoped volumeattributesclasses.
 func (g StorageV1alpha1) VolumeAttributesClasses() *client.Resource[*storagev1alpha1.VolumeAttributesClass] {
-	return client.For[*storagev1alpha1.VolumeAttributesClass](g.c)
+	return client.Typed[*storagev1alpha1.VolumeAttributesClass](g.c)
 }
 
 // StorageV1beta1 holds the clients of the storage.k8s.io/v1beta1 group/version (package k8s.io/api/storage/v1beta1).
@@ -1166,32 +1166,32 @@ type StorageV1beta1 struct{ c *client.Client }
 
 // CSIDrivers returns the client of the cluster-scoped csidrivers.
 func (g StorageV1beta1) CSIDrivers() *client.Resource[*storagev1beta1.CSIDriver] {
-	return client.For[*storagev1beta1.CSIDriver](g.c)
+	return client.Typed[*storagev1beta1.CSIDriver](g.c)
 }
 
 // CSINodes returns the client of the cluster-scoped csinodes.
 func (g StorageV1beta1) CSINodes() *client.Resource[*storagev1beta1.CSINode] {
-	return client.For[*storagev1beta1.CSINode](g.c)
+	return client.Typed[*storagev1beta1.CSINode](g.c)
 }
 
 // CSIStorageCapacities returns the client of csistoragecapacities in namespace ("" for all namespaces).
 func (g StorageV1beta1) CSIStorageCapacities(namespace string) *client.Resource[*storagev1beta1.CSIStorageCapacity] {
-	return client.For[*storagev1beta1.CSIStorageCapacity](g.c).Namespace(namespace)
+	return client.Typed[*storagev1beta1.CSIStorageCapacity](g.c).Namespace(namespace)
 }
 
 // StorageClasses returns the client of the cluster-scoped storageclasses.
 func (g StorageV1beta1) StorageClasses() *client.Resource[*storagev1beta1.StorageClass] {
-	return client.For[*storagev1beta1.StorageClass](g.c)
+	return client.Typed[*storagev1beta1.StorageClass](g.c)
 }
 
 // VolumeAttachments returns the client of the cluster-scoped volumeattachments.
 func (g StorageV1beta1) VolumeAttachments() *client.Resource[*storagev1beta1.VolumeAttachment] {
-	return client.For[*storagev1beta1.VolumeAttachment](g.c)
+	return client.Typed[*storagev1beta1.VolumeAttachment](g.c)
 }
 
 // VolumeAttributesClasses returns the client of the cluster-scoped volumeattributesclasses.
 func (g StorageV1beta1) VolumeAttributesClasses() *client.Resource[*storagev1beta1.VolumeAttributesClass] {
-	return client.For[*storagev1beta1.VolumeAttributesClass](g.c)
+	return client.Typed[*storagev1beta1.VolumeAttributesClass](g.c)
 }
 
 // StoragemigrationV1 holds the clients of the storagemigration.k8s.io/v1 group/version (package k8s.io/api/storagemigration/v1).
@@ -1199,7 +1199,7 @@ type StoragemigrationV1 struct{ c *client.Client }
 
 // StorageVersionMigrations returns the client of the cluster-scoped storageversionmigrations.
 func (g StoragemigrationV1) StorageVersionMigrations() *client.Resource[*storagemigrationv1.StorageVersionMigration] {
-	return client.For[*storagemigrationv1.StorageVersionMigration](g.c)
+	return client.Typed[*storagemigrationv1.StorageVersionMigration](g.c)
 }
 
 // StoragemigrationV1beta1 holds the clients of the storagemigration.k8s.io/v1beta1 group/version (package k8s.io/api/storagemigration/v1beta1).
@@ -1207,5 +1207,5 @@ type StoragemigrationV1beta1 struct{ c *client.Client }
 
 // StorageVersionMigrations returns the client of the cluster-scoped storageversionmigrations.
 func (g StoragemigrationV1beta1) StorageVersionMigrations() *client.Resource[*storagemigrationv1beta1.StorageVersionMigration] {
-	return client.For[*storagemigrationv1beta1.StorageVersionMigration](g.c)
+	return client.Typed[*storagemigrationv1beta1.StorageVersionMigration](g.c)
 }

@@ -16,9 +16,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubego/kubego/client"
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/crdcontroller/widget"
 	"github.com/kubego/kubego/kubeconfig"
+	"github.com/kubego/kubego/manager"
 )
 
 func main() {
@@ -26,7 +26,7 @@ func main() {
 	sample := flag.Bool("sample", false, "create the Widget default/sample")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	ctx, stop := controller.SignalContext(context.Background())
+	ctx, stop := manager.SignalContext(context.Background())
 	defer stop()
 	if err := run(ctx, log, *path, *sample); err != nil {
 		log.Error("crdcontroller failed", "err", err)
@@ -41,7 +41,7 @@ func run(ctx context.Context, log *slog.Logger, path string, sample bool) error 
 	}
 	reg := client.NewRegistry()
 	widget.Register(reg)
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cc.Config, Client: client.Options{Registry: reg}, Logger: log})
+	mgr, err := manager.New(manager.Options{Config: cc.Config, Client: client.Options{Registry: reg}, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func run(ctx context.Context, log *slog.Logger, path string, sample bool) error 
 	}
 	if sample {
 		w := &widget.Widget{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "sample"}, Spec: widget.Spec{Color: "blue", Size: 3}}
-		if _, err := client.For[*widget.Widget](mgr.Client()).Create(ctx, w, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		if _, err := client.Typed[*widget.Widget](mgr.Client()).Create(ctx, w, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating the sample: %w", err)
 		}
 	}

@@ -17,9 +17,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubego/kubego/client"
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/kubeconfig"
+	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -39,7 +39,7 @@ func nodeOf(p *corev1.Pod) []string {
 func main() {
 	path := flag.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
 	flag.Parse()
-	ctx, stop := controller.SignalContext(context.Background())
+	ctx, stop := manager.SignalContext(context.Background())
 	defer stop()
 	err := func() error {
 		cc, err := kubeconfig.Load(kubeconfig.Options{Path: *path})
@@ -63,7 +63,7 @@ func main() {
 func podsByNode(ctx context.Context, c *client.Client, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	pods := informer.For[*corev1.Pod](f, informer.ForOptions{})
+	pods := informer.Shared[*corev1.Pod](f, informer.SharedOptions{})
 	pods.AddIndexers(map[string]informer.IndexFunc[*corev1.Pod]{ByNode: nodeOf})
 	f.Start(ctx)
 	defer func() {

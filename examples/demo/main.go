@@ -17,13 +17,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubego/kubego/client"
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/labeler/labeler"
+	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/testenv"
 )
 
 func main() {
-	ctx, stop := controller.SignalContext(context.Background())
+	ctx, stop := manager.SignalContext(context.Background())
 	defer stop()
 	if err := run(ctx, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -49,7 +49,7 @@ func run(ctx context.Context, out io.Writer) error {
 	}()
 	fmt.Fprintf(out, "control plane ready in %s\n", time.Since(start).Round(time.Millisecond))
 
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cp.Config(), Logger: log})
+	mgr, err := manager.New(manager.Options{Config: cp.Config(), Logger: log})
 	if err != nil {
 		return err
 	}
@@ -71,10 +71,10 @@ func run(ctx context.Context, out io.Writer) error {
 	// 2. A few Deployments, created through kubego.
 	c := mgr.Client()
 	const ns = "demo"
-	if _, err := client.For[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.Typed[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	deployments := client.For[*appsv1.Deployment](c).Namespace(ns)
+	deployments := client.Typed[*appsv1.Deployment](c).Namespace(ns)
 	names := []string{"web", "api", "worker"}
 	for _, name := range names {
 		if _, err := deployments.Create(ctx, newDeployment(name), metav1.CreateOptions{}); err != nil {

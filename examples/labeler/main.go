@@ -18,10 +18,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/labeler/labeler"
 	"github.com/kubego/kubego/kubeconfig"
 	"github.com/kubego/kubego/leaderelection"
+	"github.com/kubego/kubego/manager"
 )
 
 func main() {
@@ -43,7 +43,7 @@ func main() {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	ctx, stop := controller.SignalContext(context.Background())
+	ctx, stop := manager.SignalContext(context.Background())
 	defer stop()
 	if err := run(ctx, log, *path, *name, *namespace, *workers, *metricsAddr, *healthAddr, *leaderElect, *leaseNS); err != nil {
 		log.Error("labeler failed", "err", err)
@@ -56,7 +56,7 @@ func run(ctx context.Context, log *slog.Logger, path, name, namespace string, wo
 	if err != nil {
 		return err
 	}
-	opts := controller.ManagerOptions{
+	opts := manager.Options{
 		Config:      cc.Config,
 		MetricsAddr: metricsAddr,
 		HealthAddr:  healthAddr,
@@ -68,7 +68,7 @@ func run(ctx context.Context, log *slog.Logger, path, name, namespace string, wo
 			ReleaseOnCancel: true,
 		}
 	}
-	mgr, err := controller.NewManager(opts)
+	mgr, err := manager.New(opts)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func run(ctx context.Context, log *slog.Logger, path, name, namespace string, wo
 	}
 	log.Info("starting", "name", name, "server", cc.Config.Host)
 	err = mgr.Start(ctx)
-	if errors.Is(err, controller.ErrLeadershipLost) {
+	if errors.Is(err, manager.ErrLeadershipLost) {
 		return fmt.Errorf("stopping after losing leadership: %w", err)
 	}
 	return err

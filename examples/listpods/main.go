@@ -16,8 +16,8 @@ import (
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/client/clientset"
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/kubeconfig"
+	"github.com/kubego/kubego/manager"
 )
 
 func main() {
@@ -27,7 +27,7 @@ func main() {
 	selector := flag.String("l", "", "label selector")
 	flag.Parse()
 
-	ctx, stop := controller.SignalContext(context.Background())
+	ctx, stop := manager.SignalContext(context.Background())
 	defer stop()
 	cc, err := kubeconfig.Load(kubeconfig.Options{Path: *path})
 	if err != nil {

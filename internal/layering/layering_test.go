@@ -33,9 +33,10 @@ var layers = map[string]int{
 	"fake":           6,
 	"testenv":        6,
 	"controller":     7,
-	"cmd":            8,
-	"examples":       8,
-	"faults":         8, // test-only fault-injection suite
+	"manager":        8, // hosts controllers: probes, metrics, signals, leader election
+	"cmd":            9,
+	"examples":       9,
+	"faults":         9, // test-only fault-injection suite
 }
 
 // codecLayers ranks the packages of internal/codec the same way: a package

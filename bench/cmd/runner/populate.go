@@ -25,13 +25,13 @@ func populate(ctx context.Context, cfg *rest.Config, n int) error {
 	}
 	c := client.New(rc, client.Options{})
 	for _, ns := range []string{fixture.PodNamespace, fixture.WatchNamespace} {
-		_, err := client.For[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		_, err := client.Typed[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return err
 		}
 	}
 	create := metav1.CreateOptions{FieldManager: fixture.FieldManager}
-	pods := client.For[*corev1.Pod](c).Namespace(fixture.PodNamespace)
+	pods := client.Typed[*corev1.Pod](c).Namespace(fixture.PodNamespace)
 	var done atomic.Int64
 	stop := make(chan struct{})
 	defer close(stop)
@@ -54,7 +54,7 @@ func populate(ctx context.Context, cfg *rest.Config, n int) error {
 	}); err != nil {
 		return err
 	}
-	cms := client.For[*corev1.ConfigMap](c).Namespace(fixture.WatchNamespace)
+	cms := client.Typed[*corev1.ConfigMap](c).Namespace(fixture.WatchNamespace)
 	return parallel(ctx, fixture.WatchConfigMaps, 32, func(i int) error {
 		_, err := cms.Create(ctx, fixture.ConfigMap(i), create)
 		return err

@@ -68,14 +68,14 @@ func (driver) SyncPods(ctx context.Context, path string, form informerbench.Form
 		return nil, err
 	}
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	opts := informer.ForOptions{Namespace: fixture.PodNamespace}
+	opts := informer.SharedOptions{Namespace: fixture.PodNamespace}
 	switch form {
 	case informerbench.Metadata:
-		return run(ctx, f, informer.ForMetadata(f, podsGVR, opts), onUpdate)
+		return run(ctx, f, informer.SharedMetadata(f, podsGVR, opts), onUpdate)
 	case informerbench.Dynamic:
-		return run(ctx, f, informer.ForResource(f, podsGVR, opts), onUpdate)
+		return run(ctx, f, informer.SharedResource(f, podsGVR, opts), onUpdate)
 	default:
-		return run(ctx, f, informer.For[*corev1.Pod](f, opts), onUpdate)
+		return run(ctx, f, informer.Shared[*corev1.Pod](f, opts), onUpdate)
 	}
 }
 
@@ -85,7 +85,7 @@ func (driver) WatchConfigMaps(ctx context.Context, path string, onUpdate func(rv
 		return nil, err
 	}
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	inf := informer.For[*corev1.ConfigMap](f, informer.ForOptions{Namespace: fixture.WatchNamespace})
+	inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: fixture.WatchNamespace})
 	if _, err := inf.AddEventHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
 		UpdateFunc: func(_, cm *corev1.ConfigMap) { onUpdate(cm.ResourceVersion) },
 	}, informer.HandlerOptions{}); err != nil {
@@ -95,7 +95,7 @@ func (driver) WatchConfigMaps(ctx context.Context, path string, onUpdate func(rv
 	if err := f.WaitForSync(ctx); err != nil {
 		return nil, err
 	}
-	cms := client.For[*corev1.ConfigMap](c).Namespace(fixture.WatchNamespace)
+	cms := client.Typed[*corev1.ConfigMap](c).Namespace(fixture.WatchNamespace)
 	local := make([]*corev1.ConfigMap, fixture.WatchConfigMaps)
 	for i := range local {
 		cm, ok := inf.Lister().Namespace(fixture.WatchNamespace).Get(fixture.ConfigMap(i).Name)

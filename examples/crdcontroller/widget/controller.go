@@ -13,6 +13,7 @@ import (
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/manager"
 )
 
 // Reconciler writes each Widget's status from its spec.
@@ -22,11 +23,11 @@ type Reconciler struct {
 }
 
 // Setup adds the Widget controller to mgr, whose client must know the type
-// (Register in ManagerOptions.Client.Registry).
-func Setup(mgr *controller.Manager) (*controller.Controller, error) {
+// (Register in manager.Options.Client.Registry).
+func Setup(mgr *manager.Manager) (*controller.Controller, error) {
 	r := &Reconciler{
-		cache:   informer.For[*Widget](mgr.Factory(), informer.ForOptions{}).Lister(),
-		widgets: client.For[*Widget](mgr.Client()),
+		cache:   informer.Shared[*Widget](mgr.Factory(), informer.SharedOptions{}).Lister(),
+		widgets: client.Typed[*Widget](mgr.Client()),
 	}
 	return mgr.NewController(controller.Options{
 		Name:       "widgets",
@@ -44,7 +45,7 @@ var Kind = schema.GroupKind{Group: Resource.Group, Kind: "Widget"}
 
 // Reconcile records the spec of the current generation in status.
 func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
-	w, ok := r.cache.GetKey(informer.Key{Namespace: req.Namespace, Name: req.Name})
+	w, ok := r.cache.GetKey(req.Key)
 	if !ok || w.Status.ObservedGeneration == w.Generation {
 		return controller.Result{}, nil
 	}

@@ -46,7 +46,7 @@ func Install(ctx context.Context, c *client.Client) error {
 	if _, err := dc.Resource(crdResource).Apply(ctx, CRD(), dynamic.ApplyOptions{FieldManager: "widget-installer", Force: true}); err != nil {
 		return fmt.Errorf("installing the Widget CRD: %w", err)
 	}
-	widgets := client.For[*Widget](c)
+	widgets := client.Typed[*Widget](c)
 	for {
 		_, err := widgets.List(ctx, metav1.ListOptions{Limit: 1})
 		if err == nil {

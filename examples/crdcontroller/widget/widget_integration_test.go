@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubego/kubego/client"
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/crdcontroller/widget"
+	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/testenv"
 )
 
@@ -25,7 +25,7 @@ func TestWidgetControllerOnARealServer(t *testing.T) {
 	defer cancel()
 	reg := client.NewRegistry()
 	widget.Register(reg)
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cp.Config(), Client: client.Options{Registry: reg}})
+	mgr, err := manager.New(manager.Options{Config: cp.Config(), Client: client.Options{Registry: reg}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,10 +33,10 @@ func TestWidgetControllerOnARealServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := "widgets-it"
-	if _, err := client.For[*corev1.Namespace](mgr.Client()).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.Typed[*corev1.Namespace](mgr.Client()).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	widgets := client.For[*widget.Widget](mgr.Client()).Namespace(ns)
+	widgets := client.Typed[*widget.Widget](mgr.Client()).Namespace(ns)
 	if _, err := widgets.Create(ctx, &widget.Widget{ObjectMeta: metav1.ObjectMeta{Name: "w"}, Spec: widget.Spec{Color: "red", Size: 2}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

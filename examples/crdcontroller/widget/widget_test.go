@@ -9,9 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubego/kubego/client"
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/crdcontroller/widget"
 	"github.com/kubego/kubego/fake"
+	"github.com/kubego/kubego/manager"
 )
 
 func TestInstallsTheCRDAndReconcilesWidgets(t *testing.T) {
@@ -22,7 +22,7 @@ func TestInstallsTheCRDAndReconcilesWidgets(t *testing.T) {
 
 	reg := client.NewRegistry()
 	widget.Register(reg)
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: srv.Config(), Client: client.Options{Registry: reg}})
+	mgr, err := manager.New(manager.Options{Config: srv.Config(), Client: client.Options{Registry: reg}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestInstallsTheCRDAndReconcilesWidgets(t *testing.T) {
 	if err := widget.Install(ctx, mgr.Client()); err != nil {
 		t.Fatalf("second install: %v", err)
 	}
-	widgets := client.For[*widget.Widget](mgr.Client()).Namespace("default")
+	widgets := client.Typed[*widget.Widget](mgr.Client()).Namespace("default")
 	if _, err := widgets.Create(ctx, &widget.Widget{ObjectMeta: metav1.ObjectMeta{Name: "w"}, Spec: widget.Spec{Color: "red", Size: 2}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

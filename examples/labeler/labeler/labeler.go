@@ -1,5 +1,5 @@
-// Package labeler is the controller of seed 001: it gives every Deployment
-// the label sync-by=<controller name> when it has none.
+// Package labeler is a controller that gives every Deployment the label
+// sync-by=<controller name> when it has none.
 //
 // It is the smallest complete controller: a For source with a predicate, a
 // cache read through a Lister, and a write through a patch. It needs only
@@ -8,11 +8,10 @@
 // and keeps, a fraction of each object. It also watches only the
 // Deployments that lack the label (label selector !sync-by), so labeled
 // ones are neither cached nor followed, and its own patches enqueue
-// nothing. The cached object is never
-// modified: the change is sent as a JSON merge patch
-// that only adds the label, so it carries no resourceVersion and cannot
-// conflict with other writers, and a Deployment deleted in the meantime is
-// simply skipped.
+// nothing. The cached object is never modified: the change is sent as a
+// JSON merge patch that only adds the label, so it carries no
+// resourceVersion and cannot conflict with other writers, and a Deployment
+// deleted in the meantime is simply skipped.
 package labeler
 
 import (
@@ -28,6 +27,7 @@ import (
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/manager"
 )
 
 // Label is the label the labeler adds.
@@ -59,7 +59,7 @@ type Reconciler struct {
 }
 
 // Setup adds the labeler's controller to mgr.
-func Setup(mgr *controller.Manager, opts Options) (*controller.Controller, error) {
+func Setup(mgr *manager.Manager, opts Options) (*controller.Controller, error) {
 	if opts.Name == "" {
 		opts.Name = "labeler"
 	}
@@ -76,13 +76,13 @@ func Setup(mgr *controller.Manager, opts Options) (*controller.Controller, error
 	// writes) reach it. One the labeler labels leaves the selection (a
 	// DELETED event); one whose label is removed comes back (ADDED) and
 	// is labeled again.
-	io := informer.ForOptions{Namespace: opts.Namespace, LabelSelector: "!" + Label}
+	io := informer.SharedOptions{Namespace: opts.Namespace, LabelSelector: "!" + Label}
 	deployments := appsv1.SchemeGroupVersion.WithResource("deployments")
 	r := &Reconciler{
 		name: opts.Name,
 		// The same options as the For source: one shared informer.
-		deployments: informer.ForMetadata(mgr.Factory(), deployments, io).Lister(),
-		client:      client.For[*appsv1.Deployment](mgr.Client()),
+		deployments: informer.SharedMetadata(mgr.Factory(), deployments, io).Lister(),
+		client:      client.Typed[*appsv1.Deployment](mgr.Client()),
 		patch:       patch,
 	}
 	return mgr.NewController(controller.Options{
@@ -113,7 +113,7 @@ func lacksLabel(e controller.Event) bool {
 
 // Reconcile adds the label to the Deployment named by req if it lacks it.
 func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
-	d, ok := r.deployments.GetKey(informer.Key{Namespace: req.Namespace, Name: req.Name})
+	d, ok := r.deployments.GetKey(req.Key)
 	if !ok {
 		return controller.Result{}, nil // deleted, or labeled since it was queued
 	}

@@ -16,9 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/client"
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/labeler/labeler"
 	"github.com/kubego/kubego/leaderelection"
+	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/testenv"
 )
 
@@ -34,12 +34,12 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	cp := testenv.Shared(t)
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cp.Config()})
+	mgr, err := manager.New(manager.Options{Config: cp.Config()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := &env{t: t, cp: cp, c: mgr.Client(), ns: strings.ToLower(strings.ReplaceAll(t.Name(), "_", "-"))}
-	if _, err := client.For[*corev1.Namespace](e.c).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.Typed[*corev1.Namespace](e.c).Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -48,7 +48,7 @@ func newEnv(t *testing.T) *env {
 // create creates Deployments named prefix-0 … prefix-(n-1), 8 at a time.
 func (e *env) create(prefix string, n int) {
 	e.t.Helper()
-	deps := client.For[*appsv1.Deployment](e.c).Namespace(e.ns)
+	deps := client.Typed[*appsv1.Deployment](e.c).Namespace(e.ns)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	sem := make(chan struct{}, 8)
@@ -73,7 +73,7 @@ func (e *env) create(prefix string, n int) {
 // and how many there are.
 func (e *env) labeled() (labeled, total int) {
 	e.t.Helper()
-	list, err := client.For[*appsv1.Deployment](e.c).Namespace(e.ns).List(e.t.Context(), metav1.ListOptions{})
+	list, err := client.Typed[*appsv1.Deployment](e.c).Namespace(e.ns).List(e.t.Context(), metav1.ListOptions{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -121,14 +121,14 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 
 // runLabeler starts a labeler manager for the namespace; stop cancels it
 // and waits for it to return.
-func (e *env) runLabeler(opts controller.ManagerOptions, workers int) (mgr *controller.Manager, stop func() error) {
+func (e *env) runLabeler(opts manager.Options, workers int) (mgr *manager.Manager, stop func() error) {
 	e.t.Helper()
 	cfg := e.cp.Config()
 	if opts.Config != nil {
 		cfg = opts.Config
 	}
 	opts.Config = cfg
-	mgr, err := controller.NewManager(opts)
+	mgr, err := manager.New(opts)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestLabelsDeploymentsCreatedBeforeAndWhileRunning(t *testing.T) {
 	var patches patchCounter
 	cfg := e.cp.Config()
 	cfg.WrapTransport = patches.wrap
-	_, stop := e.runLabeler(controller.ManagerOptions{Config: cfg}, 0)
+	_, stop := e.runLabeler(manager.Options{Config: cfg}, 0)
 	e.create("while", 250)
 	took := e.waitAllLabeled(500, 45*time.Second)
 	t.Logf("500 deployments labeled %s after the last create; %d patches", took, patches.n.Load())
@@ -187,7 +187,7 @@ func TestLabelerKilledMidwayConvergesAfterRestart(t *testing.T) {
 	var patches patchCounter
 	cfg := e.cp.Config()
 	cfg.WrapTransport = patches.wrap
-	_, stop := e.runLabeler(controller.ManagerOptions{Config: cfg}, 1)
+	_, stop := e.runLabeler(manager.Options{Config: cfg}, 1)
 	for patches.n.Load() < 30 {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -199,7 +199,7 @@ func TestLabelerKilledMidwayConvergesAfterRestart(t *testing.T) {
 	if l == n {
 		t.Log("the first labeler finished before it was stopped; the restart has nothing to do")
 	}
-	_, stop2 := e.runLabeler(controller.ManagerOptions{}, 0)
+	_, stop2 := e.runLabeler(manager.Options{}, 0)
 	e.waitAllLabeled(n, 45*time.Second)
 	if err := stop2(); err != nil {
 		t.Fatalf("second manager: %v", err)
@@ -210,7 +210,7 @@ func TestOnlyTheLeaderLabelsAndItHandsOver(t *testing.T) {
 	e := newEnv(t)
 	type replica struct {
 		patches patchCounter
-		mgr     *controller.Manager
+		mgr     *manager.Manager
 		stop    func() error
 	}
 	var rs [2]*replica
@@ -218,7 +218,7 @@ func TestOnlyTheLeaderLabelsAndItHandsOver(t *testing.T) {
 		r := &replica{}
 		cfg := e.cp.Config()
 		cfg.WrapTransport = r.patches.wrap
-		r.mgr, r.stop = e.runLabeler(controller.ManagerOptions{
+		r.mgr, r.stop = e.runLabeler(manager.Options{
 			Config: cfg,
 			LeaderElection: &leaderelection.Config{
 				Lock:            types.NamespacedName{Namespace: e.ns, Name: "labeler"},

@@ -13,10 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/client"
-	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/labeler/labeler"
 	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/manager"
 )
 
 // On the in-memory API server: unlabeled Deployments get the label, one
@@ -39,7 +39,7 @@ func TestLabelsWhatLacksTheLabelOnly(t *testing.T) {
 	var patches patchCounter
 	cfg := srv.Config()
 	cfg.WrapTransport = patches.wrap
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cfg})
+	mgr, err := manager.New(manager.Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestLabelsWhatLacksTheLabelOnly(t *testing.T) {
 	mctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()
-	deps := client.For[*appsv1.Deployment](mgr.Client()).Namespace("apps")
+	deps := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace("apps")
 	for {
 		l, err := deps.List(ctx, metav1.ListOptions{LabelSelector: labeler.Label + "=unit"})
 		if err != nil {
@@ -94,7 +94,7 @@ func TestRelabelsARemovedLabelAndCachesOnlyUnlabeled(t *testing.T) {
 	var patches patchCounter
 	cfg := srv.Config()
 	cfg.WrapTransport = patches.wrap
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: cfg})
+	mgr, err := manager.New(manager.Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,9 +106,9 @@ func TestRelabelsARemovedLabelAndCachesOnlyUnlabeled(t *testing.T) {
 	mctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()
-	deps := client.For[*appsv1.Deployment](mgr.Client()).Namespace("apps")
-	cached := informer.ForMetadata(mgr.Factory(), appsv1.SchemeGroupVersion.WithResource("deployments"),
-		informer.ForOptions{Namespace: "apps", LabelSelector: "!" + labeler.Label}).Lister()
+	deps := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace("apps")
+	cached := informer.SharedMetadata(mgr.Factory(), appsv1.SchemeGroupVersion.WithResource("deployments"),
+		informer.SharedOptions{Namespace: "apps", LabelSelector: "!" + labeler.Label}).Lister()
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
 		for !cond() {
@@ -150,7 +150,7 @@ func TestRelabelsARemovedLabelAndCachesOnlyUnlabeled(t *testing.T) {
 }
 
 // reconciles returns the labeler's reconcile count from mgr's metrics.
-func reconciles(t *testing.T, mgr *controller.Manager) float64 {
+func reconciles(t *testing.T, mgr *manager.Manager) float64 {
 	t.Helper()
 	families, err := mgr.Registry().Gather()
 	if err != nil {

@@ -266,10 +266,10 @@ import (
 			typ := fmt.Sprintf("*%s.%s", gv.Alias, k.Kind)
 			if k.Namespaced {
 				fmt.Fprintf(&b, "// %s returns the client of %s in namespace (\"\" for all namespaces).\n", k.Method, k.Resource)
-				fmt.Fprintf(&b, "func (g %s) %s(namespace string) *client.Resource[%s] {\n\treturn client.For[%s](g.c).Namespace(namespace)\n}\n\n", gv.Method, k.Method, typ, typ)
+				fmt.Fprintf(&b, "func (g %s) %s(namespace string) *client.Resource[%s] {\n\treturn client.Typed[%s](g.c).Namespace(namespace)\n}\n\n", gv.Method, k.Method, typ, typ)
 			} else {
 				fmt.Fprintf(&b, "// %s returns the client of the cluster-scoped %s.\n", k.Method, k.Resource)
-				fmt.Fprintf(&b, "func (g %s) %s() *client.Resource[%s] {\n\treturn client.For[%s](g.c)\n}\n\n", gv.Method, k.Method, typ, typ)
+				fmt.Fprintf(&b, "func (g %s) %s() *client.Resource[%s] {\n\treturn client.Typed[%s](g.c)\n}\n\n", gv.Method, k.Method, typ, typ)
 			}
 		}
 	}

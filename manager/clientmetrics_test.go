@@ -1,4 +1,4 @@
-package controller
+package manager
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 type stubRT struct {
@@ -57,6 +58,15 @@ func TestClientMetricsCountRequestsByMethodAndCode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// value returns the value of a counter, or -1.
+func value(c prometheus.Counter) float64 {
+	var d dto.Metric
+	if err := c.Write(&d); err != nil || d.Counter == nil {
+		return -1
+	}
+	return d.Counter.GetValue()
 }
 
 // prometheusCount returns how many series the metric family name has.

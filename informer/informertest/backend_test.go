@@ -17,7 +17,7 @@ import (
 	"github.com/kubego/kubego/informer/informertest"
 )
 
-func TestSourceServesFactories(t *testing.T) {
+func TestBackendServesFactories(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		pods := informertest.New[*corev1.Pod](informertest.Options{})
 		pods.Create(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "p"}})
@@ -30,13 +30,13 @@ func TestSourceServesFactories(t *testing.T) {
 		u.SetName("w")
 		widgets.Create(u)
 
-		src := &informertest.Source{}
+		src := &informertest.Backend{}
 		informertest.Serve(src, pods, informer.Typed, schema.GroupVersionResource{})
 		informertest.Serve(src, widgets, informer.Unstructured, gvr)
 		f := informer.NewFactory(src, informer.FactoryOptions{})
-		inA := informer.For[*corev1.Pod](f, informer.ForOptions{Namespace: "a"})
-		dyn := informer.ForResource(f, gvr, informer.ForOptions{})
-		missing := informer.For[*corev1.Secret](f, informer.ForOptions{})
+		inA := informer.Shared[*corev1.Pod](f, informer.SharedOptions{Namespace: "a"})
+		dyn := informer.SharedResource(f, gvr, informer.SharedOptions{})
+		missing := informer.Shared[*corev1.Secret](f, informer.SharedOptions{})
 		ctx, cancel := context.WithCancel(t.Context())
 		f.Start(ctx)
 		if err := inA.WaitForSync(ctx); err != nil {
@@ -51,7 +51,7 @@ func TestSourceServesFactories(t *testing.T) {
 		if _, ok := dyn.Lister().Get("w"); !ok {
 			t.Fatal("widget missing")
 		}
-		// The Source has no tracker for Secrets: WaitForSync fails fast with
+		// The Backend has no tracker for Secrets: WaitForSync fails fast with
 		// the cause once the informer has tried (fake time, so no real wait).
 		short, c2 := context.WithTimeout(ctx, time.Minute)
 		defer c2()

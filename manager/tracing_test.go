@@ -1,4 +1,4 @@
-package controller_test
+package manager_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/fake"
+	"github.com/kubego/kubego/manager"
 )
 
 // recorder is a minimal in-memory TracerProvider.
@@ -77,7 +78,7 @@ func TestTracesReconcilesAndTheirRequests(t *testing.T) {
 	srv := fake.NewServer(fake.Options{}, deployment("apps", "web"))
 	defer srv.Close()
 	tp := &spanRecorder{}
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: srv.Config(), TracerProvider: tp})
+	mgr, err := manager.New(manager.Options{Config: srv.Config(), TracerProvider: tp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestTracesReconcilesAndTheirRequests(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
 	eventually(t, "labeled", func() bool {
-		d, err := client.For[*appsv1.Deployment](mgr.Client()).Namespace("apps").Get(ctx, "web", metav1.GetOptions{})
+		d, err := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace("apps").Get(ctx, "web", metav1.GetOptions{})
 		return err == nil && d.Labels["done"] == "yes"
 	})
 	cancel()

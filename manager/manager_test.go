@@ -1,4 +1,4 @@
-package controller_test
+package manager_test
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/manager"
 )
 
 func deployment(ns, name string) *appsv1.Deployment {
@@ -51,12 +52,12 @@ func get(t *testing.T, url string) (int, string) {
 }
 
 // labelOnce is a small labeler: it patches a label onto each Deployment.
-func labelOnce(mgr *controller.Manager, calls *atomic.Int64) controller.Reconciler {
-	lister := informer.For[*appsv1.Deployment](mgr.Factory(), informer.ForOptions{}).Lister()
-	deps := client.For[*appsv1.Deployment](mgr.Client())
+func labelOnce(mgr *manager.Manager, calls *atomic.Int64) controller.Reconciler {
+	lister := informer.Shared[*appsv1.Deployment](mgr.Factory(), informer.SharedOptions{}).Lister()
+	deps := client.Typed[*appsv1.Deployment](mgr.Client())
 	return controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
 		calls.Add(1)
-		d, ok := lister.GetKey(informer.Key{Namespace: req.Namespace, Name: req.Name})
+		d, ok := lister.GetKey(req.Key)
 		if !ok || d.Labels["done"] == "yes" {
 			return controller.Result{}, nil
 		}
@@ -72,7 +73,7 @@ func TestManagerServesProbesAndMetrics(t *testing.T) {
 	}
 	srv := fake.NewServer(fake.Options{}, seed...)
 	defer srv.Close()
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: srv.Config(), HealthAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0"})
+	mgr, err := manager.New(manager.Options{Config: srv.Config(), HealthAddr: "127.0.0.1:0", MetricsAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +104,16 @@ func TestManagerServesProbesAndMetrics(t *testing.T) {
 	metrics := "http://" + mgr.MetricsAddr().String() + "/metrics"
 
 	eventually(t, "all labeled", func() bool {
-		l, err := client.For[*appsv1.Deployment](mgr.Client()).List(ctx, metav1.ListOptions{LabelSelector: "done=yes"})
+		l, err := client.Typed[*appsv1.Deployment](mgr.Client()).List(ctx, metav1.ListOptions{LabelSelector: "done=yes"})
 		return err == nil && len(l.Items) == 10
 	})
 	eventually(t, "readyz", func() bool { code, _ := get(t, health+"/readyz"); return code == 200 })
+	// The server applies a patch before the client has counted its
+	// response: wait for the count of the tenth.
+	eventually(t, "10 PATCH requests counted", func() bool {
+		_, body := get(t, metrics)
+		return strings.Contains(body, `rest_client_requests_total{code="200",method="PATCH"} 10`)
+	})
 	if !ctl.Started() {
 		t.Error("controller not started")
 	}
@@ -141,36 +148,36 @@ func TestManagerServesProbesAndMetrics(t *testing.T) {
 func TestManagerStopsWhenARunnableFails(t *testing.T) {
 	srv := fake.NewServer(fake.Options{})
 	defer srv.Close()
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: srv.Config()})
+	mgr, err := manager.New(manager.Options{Config: srv.Config()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	errBoom := errors.New("boom")
 	stopped := make(chan struct{})
-	_ = mgr.Add(controller.RunnableFunc(func(ctx context.Context) error { <-ctx.Done(); close(stopped); return nil }))
-	_ = mgr.Add(controller.RunnableFunc(func(context.Context) error { return errBoom }))
+	_ = mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { <-ctx.Done(); close(stopped); return nil }))
+	_ = mgr.Add(manager.RunnableFunc(func(context.Context) error { return errBoom }))
 	if err := mgr.Start(t.Context()); !errors.Is(err, errBoom) {
 		t.Fatalf("Start = %v, want %v", err, errBoom)
 	}
 	<-stopped
-	if err := mgr.Start(t.Context()); !errors.Is(err, controller.ErrAlreadyStarted) {
+	if err := mgr.Start(t.Context()); !errors.Is(err, manager.ErrAlreadyStarted) {
 		t.Fatalf("second Start = %v", err)
 	}
-	if err := mgr.Add(controller.RunnableFunc(func(context.Context) error { return nil })); !errors.Is(err, controller.ErrAlreadyStarted) {
+	if err := mgr.Add(manager.RunnableFunc(func(context.Context) error { return nil })); !errors.Is(err, manager.ErrAlreadyStarted) {
 		t.Fatalf("Add after Start = %v", err)
 	}
 }
 
-func TestNewManagerNeedsAConfig(t *testing.T) {
-	if _, err := controller.NewManager(controller.ManagerOptions{}); !errors.Is(err, controller.ErrInvalidOptions) {
-		t.Fatalf("NewManager = %v", err)
+func TestNewNeedsAConfig(t *testing.T) {
+	if _, err := manager.New(manager.Options{}); !errors.Is(err, manager.ErrInvalidOptions) {
+		t.Fatalf("New = %v", err)
 	}
 }
 
 func TestTwoControllersShareOneRegistry(t *testing.T) {
 	srv := fake.NewServer(fake.Options{})
 	defer srv.Close()
-	mgr, err := controller.NewManager(controller.ManagerOptions{Config: srv.Config()})
+	mgr, err := manager.New(manager.Options{Config: srv.Config()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package controller_test
+package manager_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/leaderelection"
+	"github.com/kubego/kubego/manager"
 )
 
 // A leader whose lease is taken away stops acting at once: the reconcile
@@ -25,7 +26,7 @@ func TestLosingLeadershipCancelsReconcilesAndStopsTheManager(t *testing.T) {
 	srv := fake.NewServer(fake.Options{}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "le"}}, deployment("apps", "web"))
 	defer srv.Close()
 	lock := types.NamespacedName{Namespace: "le", Name: "lease"}
-	mgr, err := controller.NewManager(controller.ManagerOptions{
+	mgr, err := manager.New(manager.Options{
 		Config: srv.Config(),
 		LeaderElection: &leaderelection.Config{
 			Lock: lock, Identity: "me",
@@ -67,7 +68,7 @@ func TestLosingLeadershipCancelsReconcilesAndStopsTheManager(t *testing.T) {
 	}
 
 	// Another candidate takes the lease over.
-	leases := client.For[*coordinationv1.Lease](mgr.Client()).Namespace(lock.Namespace)
+	leases := client.Typed[*coordinationv1.Lease](mgr.Client()).Namespace(lock.Namespace)
 	l, err := leases.Get(t.Context(), lock.Name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestLosingLeadershipCancelsReconcilesAndStopsTheManager(t *testing.T) {
 	}
 	select {
 	case err := <-done:
-		if !errors.Is(err, controller.ErrLeadershipLost) {
+		if !errors.Is(err, manager.ErrLeadershipLost) {
 			t.Fatalf("Start = %v, want ErrLeadershipLost", err)
 		}
 		var lost *leaderelection.LostError
@@ -107,7 +108,7 @@ func TestLosingLeadershipCancelsReconcilesAndStopsTheManager(t *testing.T) {
 }
 
 // gauge returns the value of the one series of a gauge in mgr's registry.
-func gauge(t *testing.T, mgr *controller.Manager, name string) float64 {
+func gauge(t *testing.T, mgr *manager.Manager, name string) float64 {
 	t.Helper()
 	families, err := mgr.Registry().Gather()
 	if err != nil {

@@ -1,6 +1,7 @@
-package controller
+package manager
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -111,4 +112,20 @@ func boundedCode(c int) string {
 		return "other"
 	}
 	return strconv.Itoa(c)
+}
+
+// register registers c on reg, or returns the collector already registered
+// under the same description (by another Manager sharing the registry).
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	if err == nil {
+		return c, nil
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing, nil
+		}
+	}
+	return c, err
 }

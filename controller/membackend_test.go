@@ -12,10 +12,10 @@ import (
 	"github.com/kubego/kubego/informer"
 )
 
-// memSource is an in-memory informer.Source for unit tests: one store per
+// memBackend is an in-memory informer.Backend for unit tests: one store per
 // Go type, LIST and WATCH served from it, writes fanned out to watchers.
 // It has no timers, so it works inside testing/synctest bubbles.
-type memSource struct {
+type memBackend struct {
 	mu      sync.Mutex
 	rv      int
 	objs    map[reflect.Type]map[informer.Key]informer.Object
@@ -24,15 +24,15 @@ type memSource struct {
 	listErr error         // when set, LIST fails with it
 }
 
-func newMemSource(objs ...informer.Object) *memSource {
-	s := &memSource{objs: map[reflect.Type]map[informer.Key]informer.Object{}, watches: map[reflect.Type][]*memWatch{}}
+func newMemBackend(objs ...informer.Object) *memBackend {
+	s := &memBackend{objs: map[reflect.Type]map[informer.Key]informer.Object{}, watches: map[reflect.Type][]*memWatch{}}
 	for _, o := range objs {
 		s.put(o)
 	}
 	return s
 }
 
-func (s *memSource) put(o informer.Object) informer.Object {
+func (s *memBackend) put(o informer.Object) informer.Object {
 	t := reflect.TypeOf(o)
 	if s.objs[t] == nil {
 		s.objs[t] = map[informer.Key]informer.Object{}
@@ -45,7 +45,7 @@ func (s *memSource) put(o informer.Object) informer.Object {
 }
 
 // write stores o (create or update) and notifies watchers.
-func (s *memSource) write(o informer.Object) {
+func (s *memBackend) write(o informer.Object) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := reflect.TypeOf(o)
@@ -59,7 +59,7 @@ func (s *memSource) write(o informer.Object) {
 }
 
 // remove deletes o and notifies watchers.
-func (s *memSource) remove(o informer.Object) {
+func (s *memBackend) remove(o informer.Object) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := reflect.TypeOf(o)
@@ -74,7 +74,7 @@ func (s *memSource) remove(o informer.Object) {
 	s.notify(t, watch.Event{Type: watch.Deleted, Object: old})
 }
 
-func (s *memSource) notify(t reflect.Type, e watch.Event) {
+func (s *memBackend) notify(t reflect.Type, e watch.Event) {
 	live := s.watches[t][:0]
 	for _, w := range s.watches[t] {
 		select {
@@ -86,12 +86,12 @@ func (s *memSource) notify(t reflect.Type, e watch.Event) {
 	s.watches[t] = live
 }
 
-func (s *memSource) ListerWatcher(_ context.Context, t informer.Target) (informer.ListerWatcher[informer.Object], error) {
+func (s *memBackend) ListerWatcher(_ context.Context, t informer.Target) (informer.ListerWatcher[informer.Object], error) {
 	return &memLW{s: s, t: t.Type}, nil
 }
 
 type memLW struct {
-	s *memSource
+	s *memBackend
 	t reflect.Type
 }
 

@@ -1,4 +1,4 @@
-package controller
+package manager
 
 import (
 	"fmt"
@@ -60,4 +60,22 @@ func (c *checks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		fmt.Fprint(w, "ok")
 	}
+}
+
+// AddHealthzCheck adds a check to /healthz.
+func (m *Manager) AddHealthzCheck(name string, c Check) { m.healthz.add(name, c) }
+
+// AddReadyzCheck adds a check to /readyz, which already checks that the
+// informers of every controller have synced.
+func (m *Manager) AddReadyzCheck(name string, c Check) { m.readyz.add(name, c) }
+
+// HealthHandler serves /healthz and /readyz, for use in a server of one's
+// own.
+func (m *Manager) HealthHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/healthz", &m.healthz)
+	mux.Handle("/healthz/", &m.healthz)
+	mux.Handle("/readyz", &m.readyz)
+	mux.Handle("/readyz/", &m.readyz)
+	return mux
 }

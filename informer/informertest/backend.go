@@ -11,16 +11,16 @@ import (
 	"github.com/kubego/kubego/informer"
 )
 
-// Source is an informer.Source backed by trackers, for Factory tests.
+// Backend is an informer.Backend serving Trackers, for Factory tests.
 // Targets without a tracker get 404 NotFound, like a resource the server
 // does not serve. The zero value is ready to use.
-type Source struct {
+type Backend struct {
 	mu   sync.Mutex
-	lws  map[sourceKey]func(ns string) informer.ListerWatcher[informer.Object]
+	lws  map[backendKey]func(ns string) informer.ListerWatcher[informer.Object]
 	seen []informer.Target
 }
 
-type sourceKey struct {
+type backendKey struct {
 	typ  reflect.Type
 	form informer.Form
 	gvr  schema.GroupVersionResource
@@ -30,13 +30,13 @@ type sourceKey struct {
 // type, and, when gvr is given, unstructured or metadata targets of that
 // resource (T must then be *unstructured.Unstructured or
 // *metav1.PartialObjectMetadata).
-func Serve[T informer.Object](src *Source, tr *Tracker[T], form informer.Form, gvr schema.GroupVersionResource) {
+func Serve[T informer.Object](src *Backend, tr *Tracker[T], form informer.Form, gvr schema.GroupVersionResource) {
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	if src.lws == nil {
-		src.lws = map[sourceKey]func(string) informer.ListerWatcher[informer.Object]{}
+		src.lws = map[backendKey]func(string) informer.ListerWatcher[informer.Object]{}
 	}
-	k := sourceKey{typ: reflect.TypeFor[T](), form: form}
+	k := backendKey{typ: reflect.TypeFor[T](), form: form}
 	if form != informer.Typed {
 		k.gvr = gvr
 	}
@@ -48,12 +48,12 @@ func Serve[T informer.Object](src *Source, tr *Tracker[T], form informer.Form, g
 	}
 }
 
-// ListerWatcher implements informer.Source.
-func (src *Source) ListerWatcher(_ context.Context, t informer.Target) (informer.ListerWatcher[informer.Object], error) {
+// ListerWatcher implements informer.Backend.
+func (src *Backend) ListerWatcher(_ context.Context, t informer.Target) (informer.ListerWatcher[informer.Object], error) {
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	src.seen = append(src.seen, t)
-	k := sourceKey{typ: t.Type, form: t.Form}
+	k := backendKey{typ: t.Type, form: t.Form}
 	if t.Form != informer.Typed {
 		k.gvr = t.Resource
 	}
@@ -64,7 +64,7 @@ func (src *Source) ListerWatcher(_ context.Context, t informer.Target) (informer
 }
 
 // Targets returns every target asked for so far.
-func (src *Source) Targets() []informer.Target {
+func (src *Backend) Targets() []informer.Target {
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	return append([]informer.Target(nil), src.seen...)

@@ -1,0 +1,44 @@
+// Package manager hosts the controllers of one process: the process-level
+// concerns around package controller's reconcile loops.
+//
+// A Manager owns what controllers of one process share: one client (built
+// from a rest.Config, with a round-tripper counting requests by method and
+// status code), one informer factory, and one Prometheus registry (its own,
+// never the global one). It runs controllers and any other Runnable, serves
+// /healthz, /readyz (failing until every controller's informers have
+// synced) and /metrics, and with Options.LeaderElection runs the runnables
+// that need leadership only while it leads the Lease.
+//
+//	ctx, stop := manager.SignalContext(context.Background())
+//	defer stop()
+//	mgr, err := manager.New(manager.Options{Config: cfg, MetricsAddr: ":8080", HealthAddr: ":8081"})
+//	...
+//	_, err = mgr.NewController(controller.Options{Name: "web", Reconciler: r, Sources: sources})
+//	...
+//	err = mgr.Start(ctx)
+//
+// Start returns when its context is done (SignalContext gives one
+// cancelled by SIGINT or SIGTERM), when a runnable fails, or with an error
+// wrapping ErrLeadershipLost. When leadership is lost, the leader-only
+// controllers are aborted (controller.Controller.StartAbortable): their
+// reconciles in flight are cancelled at once, without the drain a normal
+// shutdown gives them.
+//
+// # Metrics
+//
+// The registry holds, under the names client-go and controller-runtime
+// use: rest_client_requests_total{method,code} and
+// rest_client_request_duration_seconds{verb} for the shared client;
+// workqueue_* and controller_runtime_* of every controller made with
+// NewController (see package controller); kubego_informer_synced{informer};
+// leader_election_master_status (with leader election); and, in a
+// registry of the Manager's own, the Go runtime and process collectors.
+//
+// # Tracing
+//
+// With Options.TracerProvider set to an OpenTelemetry provider, each API
+// request of the shared client is a client span ("HTTP <method>", with
+// the status code), and the Manager's controllers trace their reconciles
+// with it too, so a reconcile's requests are children of its span.
+// Without a provider nothing is traced and nothing is paid.
+package manager

@@ -1,0 +1,26 @@
+package manager
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kubego/kubego/controller"
+)
+
+var (
+	// ErrInvalidOptions is wrapped by every error New and Add return for
+	// options or arguments that cannot work (no Config, a nil Runnable).
+	ErrInvalidOptions = errors.New("invalid manager options")
+	// ErrAlreadyStarted is returned by a second Start and by Add (and so
+	// NewController) after Start. It is controller.ErrAlreadyStarted, the
+	// one sentinel of the concept, so errors.Is matches either name.
+	ErrAlreadyStarted = controller.ErrAlreadyStarted
+	// ErrLeadershipLost is wrapped by the error Start returns when the
+	// Manager's leader election term ended while its context was still
+	// live. The *leaderelection.LostError is wrapped too.
+	ErrLeadershipLost = errors.New("leadership lost")
+)
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidOptions, fmt.Sprintf(format, args...))
+}

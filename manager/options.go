@@ -1,0 +1,64 @@
+package manager
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/leaderelection"
+	"github.com/kubego/kubego/rest"
+)
+
+// DefaultGracefulShutdownTimeout bounds how long Manager.Start waits for
+// its runnables to return once it stops.
+const DefaultGracefulShutdownTimeout = 45 * time.Second
+
+// Options configure a Manager. Config is required; every other field has
+// a useful zero value.
+type Options struct {
+	// Config is how to reach the API server. The Manager builds its one
+	// shared client from a copy of it, adding its metrics round-tripper
+	// to WrapTransport (after any wrapper already set).
+	Config *rest.Config
+	// Client configures the shared client (custom resource registry, field
+	// manager).
+	Client client.Options
+	// Informers configure the shared informer factory. A nil Logger is
+	// replaced by the Manager's.
+	Informers informer.FactoryOptions
+	// Registry receives every metric of the Manager and is served on
+	// /metrics. Nil means a new registry per Manager, holding also the Go
+	// runtime and process collectors. The global default registry is never
+	// used.
+	Registry *prometheus.Registry
+	// MetricsAddr is the address of the /metrics server ("127.0.0.1:0"
+	// picks a free port). Empty means no metrics server (the registry and
+	// MetricsHandler still work).
+	MetricsAddr string
+	// HealthAddr is the address of the /healthz and /readyz server. Empty
+	// means none. When it equals MetricsAddr, one server serves all three.
+	HealthAddr string
+	// LeaderElection, if not nil, makes the runnables that need leadership
+	// (controllers, by default) run only while this replica leads the
+	// Lease it names. Lock is required; an empty Identity means the host
+	// name plus a random suffix; Metrics and Logger are filled in; the
+	// Manager's own callbacks run before those given. Set ReleaseOnCancel
+	// for a fast hand-over on shutdown.
+	LeaderElection *leaderelection.Config
+	// GracefulShutdownTimeout bounds the wait for runnables to return once
+	// the Manager stops. Zero means DefaultGracefulShutdownTimeout.
+	GracefulShutdownTimeout time.Duration
+	// TracerProvider, if set, traces every API request of the shared
+	// client and every reconcile of the Manager's controllers (unless
+	// their controller.Options name another) as OpenTelemetry spans. Nil
+	// means no tracing.
+	TracerProvider trace.TracerProvider
+	// Logger receives the Manager's records and is the default logger of
+	// its controllers, informers, client and leader election. Nil means
+	// errors and warnings go to slog.Default() and info records nowhere.
+	Logger *slog.Logger
+}
