@@ -5,36 +5,38 @@
 //
 // One [Informer] per resource does the whole job:
 //
-//		API server ──ListerWatcher──▶ Reflector ──▶ Store (+ indexes) ──▶ Delta batches ──▶ one buffer + goroutine per Handler
+//	API server ──ListerWatcher──▶ Reflector ──▶ Store (+ indexes) ──▶ Delta batches ──▶ one buffer + goroutine per Handler
 //
-//	  - A [ListerWatcher] is the only thing the package needs from a client: a
-//	    LIST (one page) and a WATCH. The client packages adapt the generic
-//	    typed client, the dynamic client (*unstructured.Unstructured) and the
-//	    metadata client (*metav1.PartialObjectMetadata) to it; tests use a fake.
-//	    This package never imports a transport.
-//	  - The [Reflector] fetches the complete state, by a streaming watch
-//	    (sendInitialEvents) with a bounded wait for its end bookmark and a
-//	    fallback to a paginated LIST, then watches from that resourceVersion
-//	    (a streaming watch the server compressed is reopened plain there:
-//	    kube-apiserver compresses each later event of it on its own).
-//	    A dropped watch resumes where it stopped; 410 Gone relists from the
-//	    last version, then from the latest; errors back off exponentially with
-//	    jitter. It is an explicit state machine ([Phase] plus one step
-//	    function) with the clock injected, so tests run in fake time.
-//	  - The [Store] is written by one goroutine and read by any number without
-//	    locks: a copy-on-write tree of small shards, so a reader listing ten
-//	    thousand objects never delays a write, and every read sees one
-//	    consistent point in time. A relist is applied key by key, in place,
-//	    as one atomic batch; unchanged objects keep their cached pointer, so a
-//	    relist does not double memory.
-//	  - Every write yields [Delta] values (Added, Updated, Deleted, Replaced,
-//	    Sync), the equivalent of client-go's DeltaFIFO: in order per key,
-//	    deletes never repeated, a relist delivered as one batch including a
-//	    Deleted with FinalStateUnknown for each object that vanished while the
-//	    watch was down.
-//	  - Each [Handler] has its own unbounded buffer and goroutine: a slow
-//	    handler only delays itself, and no user code runs on the informer's
-//	    goroutine (except Transform, which runs before storing).
+// Each stage:
+//
+//   - A [ListerWatcher] is the only thing the package needs from a client: a
+//     LIST (one page) and a WATCH. The client packages adapt the generic
+//     typed client, the dynamic client (*unstructured.Unstructured) and the
+//     metadata client (*metav1.PartialObjectMetadata) to it; tests use a fake.
+//     This package never imports a transport.
+//   - The [Reflector] fetches the complete state, by a streaming watch
+//     (sendInitialEvents) with a bounded wait for its end bookmark and a
+//     fallback to a paginated LIST, then watches from that resourceVersion
+//     (a streaming watch the server compressed is reopened plain there:
+//     kube-apiserver compresses each later event of it on its own).
+//     A dropped watch resumes where it stopped; 410 Gone relists from the
+//     last version, then from the latest; errors back off exponentially with
+//     jitter. It is an explicit state machine ([Phase] plus one step
+//     function) with the clock injected, so tests run in fake time.
+//   - The [Store] is written by one goroutine and read by any number without
+//     locks: a copy-on-write tree of small shards, so a reader listing ten
+//     thousand objects never delays a write, and every read sees one
+//     consistent point in time. A relist is applied key by key, in place,
+//     as one atomic batch; unchanged objects keep their cached pointer, so a
+//     relist does not double memory.
+//   - Every write yields [Delta] values (Added, Updated, Deleted, Replaced,
+//     Sync), the equivalent of client-go's DeltaFIFO: in order per key,
+//     deletes never repeated, a relist delivered as one batch including a
+//     Deleted with FinalStateUnknown for each object that vanished while the
+//     watch was down.
+//   - Each [Handler] has its own unbounded buffer and goroutine: a slow
+//     handler only delays itself, and no user code runs on the informer's
+//     goroutine (except Transform, which runs before storing).
 //
 // A [Factory] hands out shared informers: one per Go type (or resource),
 // namespace, selectors and transform in a process, created on demand with
