@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,42 +19,60 @@ import (
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/examples/labeler/labeler"
+	"github.com/kubego/kubego/kubeconfig"
 	"github.com/kubego/kubego/manager"
+	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 )
 
 func main() {
+	kubeconfigPath := flag.String("kubeconfig", "", "run against this existing cluster (kind, minikube, ...) instead of a local control plane; the demo works in a namespace of its own and deletes it at the end")
+	flag.Parse()
 	ctx, stop := manager.SignalContext(context.Background())
 	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
+	if err := run(ctx, os.Stdout, *kubeconfigPath); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, out io.Writer) error {
+func run(ctx context.Context, out io.Writer, kubeconfigPath string) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
-	// 1. A local control plane, and the labeler running against it.
-	start := time.Now()
-	fmt.Fprintln(out, "starting a local control plane (etcd + kube-apiserver)…")
-	cp, err := testenv.Start(ctx, testenv.Options{Logger: log})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err := cp.Stop(); err != nil {
-			log.Error("stopping the control plane", "err", err)
+	// 1. A cluster: a local control plane, or the one given.
+	var cfg *rest.Config
+	ns := "demo"
+	if kubeconfigPath != "" {
+		cc, err := kubeconfig.Load(kubeconfig.Options{Path: kubeconfigPath})
+		if err != nil {
+			return err
 		}
-		fmt.Fprintln(out, "control plane stopped")
-	}()
-	fmt.Fprintf(out, "control plane ready in %s\n", time.Since(start).Round(time.Millisecond))
+		cfg = cc.Config
+		// A namespace of the demo's own, so the labeler touches nothing else.
+		ns = fmt.Sprintf("kubego-demo-%d", time.Now().UnixNano()%100000)
+		fmt.Fprintf(out, "using the cluster of context %q (%s), namespace %s\n", cc.Context, cfg.Host, ns)
+	} else {
+		start := time.Now()
+		fmt.Fprintln(out, "starting a local control plane (etcd + kube-apiserver)…")
+		cp, err := testenv.Start(ctx, testenv.Options{Logger: log})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := cp.Stop(); err != nil {
+				log.Error("stopping the control plane", "err", err)
+			}
+			fmt.Fprintln(out, "control plane stopped")
+		}()
+		fmt.Fprintf(out, "control plane ready in %s\n", time.Since(start).Round(time.Millisecond))
+		cfg = cp.Config()
+	}
 
-	mgr, err := manager.New(manager.Options{Config: cp.Config(), Logger: log})
+	mgr, err := manager.New(manager.Options{Config: cfg, Logger: log})
 	if err != nil {
 		return err
 	}
-	if _, err := labeler.Setup(mgr, labeler.Options{Name: "kubego-demo"}); err != nil {
+	if _, err := labeler.Setup(mgr, labeler.Options{Name: "kubego-demo", Namespace: ns}); err != nil {
 		return err
 	}
 	mctx, stopManager := context.WithCancel(ctx)
@@ -70,9 +89,19 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// 2. A few Deployments, created through kubego.
 	c := mgr.Client()
-	const ns = "demo"
-	if _, err := client.Typed[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	namespaces := client.Typed[*corev1.Namespace](c)
+	if _, err := namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		return err
+	}
+	if kubeconfigPath != "" {
+		defer func() {
+			// Deleting the namespace removes the Deployments with it.
+			if err := namespaces.Delete(context.WithoutCancel(ctx), ns, metav1.DeleteOptions{}); err != nil {
+				log.Error("deleting the demo namespace", "namespace", ns, "err", err)
+			} else {
+				fmt.Fprintf(out, "namespace %s deleted\n", ns)
+			}
+		}()
 	}
 	deployments := client.Typed[*appsv1.Deployment](c).Namespace(ns)
 	names := []string{"web", "api", "worker"}
