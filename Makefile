@@ -16,9 +16,16 @@ test: vet controlplane
 	FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh
 	cd bench && $(GO) vet ./... && $(GO) test -race ./...
 
-## demo: start a local control plane, run the demo against it, stop.
+## demo: start a local control plane, run the demo against it, stop. With
+## DEMO_KUBECONFIG=path it runs against that cluster instead (kind,
+## minikube, ...), in a namespace of its own that it deletes at the end.
+ifdef DEMO_KUBECONFIG
+demo:
+	$(GO) run ./examples/demo -kubeconfig "$(DEMO_KUBECONFIG)"
+else
 demo: demo-intro controlplane
 	$(GO) run ./examples/demo
+endif
 
 demo-intro:
 	@echo "make demo starts etcd + kube-apiserver on loopback, runs the labeler controller"
