@@ -3,12 +3,13 @@ package controller
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
 	"testing"
 	"testing/synctest"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubego/kubego/internal/defaultlog/defaultlogtest"
 )
 
 // Without a Logger, a failing reconcile must reach slog.Default() (as an
@@ -16,10 +17,7 @@ import (
 // logged through LoggerFrom outside a reconcile. The test replaces
 // slog.Default(), so it must not run in parallel.
 func TestNoLoggerSendsFailuresToTheDefaultLogger(t *testing.T) {
-	var out lockedBuffer
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	t.Cleanup(func() { slog.SetDefault(old) })
+	out := defaultlogtest.Capture(t)
 
 	synctest.Test(t, func(t *testing.T) {
 		rec := &recorder{fn: func(context.Context, Request, int) (Result, error) {

@@ -1,10 +1,7 @@
 package informer
 
 import (
-	"bytes"
-	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -12,35 +9,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/internal/defaultlog/defaultlogtest"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the concurrent writes of a
-// handler shared by goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // Without a Logger, a failing watch must reach slog.Default() at warn
 // level, and debug records (the backoff) must not. The test replaces
 // slog.Default(), so it must not run in parallel.
 func TestNoLoggerWarnsAboutAFailingWatchOnTheDefaultLogger(t *testing.T) {
-	var out lockedBuffer
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	t.Cleanup(func() { slog.SetDefault(old) })
+	out := defaultlogtest.Capture(t)
 
 	synctest.Test(t, func(t *testing.T) {
 		boom := apierrors.NewInternalError(errString("etcd unavailable"))

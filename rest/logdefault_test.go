@@ -1,22 +1,19 @@
 package rest
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/kubego/kubego/internal/defaultlog/defaultlogtest"
 )
 
 // Without a Logger, a server warning (logged at warn level) must reach
 // slog.Default(). The test replaces slog.Default(), so it must not run in
 // parallel.
 func TestNoLoggerSendsWarningsToTheDefaultLogger(t *testing.T) {
-	var out bytes.Buffer
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	t.Cleanup(func() { slog.SetDefault(old) })
+	out := defaultlogtest.Capture(t)
 
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Add("Warning", `299 - "v1beta1 is deprecated"`)

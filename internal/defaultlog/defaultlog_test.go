@@ -1,27 +1,16 @@
 package defaultlog_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/kubego/kubego/internal/defaultlog"
+	"github.com/kubego/kubego/internal/defaultlog/defaultlogtest"
 )
 
-// swapDefault points slog.Default() at a buffer for the test and restores
-// it afterwards. Tests that call it must not run in parallel.
-func swapDefault(t *testing.T) *bytes.Buffer {
-	t.Helper()
-	var buf bytes.Buffer
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	t.Cleanup(func() { slog.SetDefault(old) })
-	return &buf
-}
-
 func TestNoLoggerSendsWarningsToTheDefault(t *testing.T) {
-	buf := swapDefault(t)
+	buf := defaultlogtest.Capture(t)
 	log := defaultlog.Or(nil).With("informer", "pods").WithGroup("g")
 	log.Debug("chatter")
 	log.Info("progress")
@@ -42,7 +31,7 @@ func TestNoLoggerSendsWarningsToTheDefault(t *testing.T) {
 
 func TestDefaultIsLookedUpWhenLogging(t *testing.T) {
 	log := defaultlog.New()
-	buf := swapDefault(t) // after the logger was made
+	buf := defaultlogtest.Capture(t) // after the logger was made
 	log.Warn("late")
 	if !strings.Contains(buf.String(), "late") {
 		t.Fatalf("a default set after New was not used: %q", buf.String())
