@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -107,7 +108,7 @@ func TestGoBuildReportsEveryCompiledPackageAndPlacesBothPrograms(t *testing.T) {
 		"main.go":           "package main\n\nimport \"example.com/tool/v3/internal/greet\"\n\nfunc main() { greet.Hello() }\n",
 		"cmd/hello/main.go": "package main\n\nimport \"example.com/tool/v3/internal/greet\"\n\nfunc main() { greet.Hello() }\n",
 		// A fresh constant each run, so the package is never in the build cache.
-		"internal/greet/greet.go": "package greet\n\nimport \"fmt\"\n\nconst run = \"" + filepath.Base(dir) + "\"\n\nfunc Hello() { fmt.Println(\"hello\", run) }\n",
+		"internal/greet/greet.go": "package greet\n\nimport \"fmt\"\n\nconst run = \"" + strconv.FormatInt(time.Now().UnixNano(), 36) + "\"\n\nfunc Hello() { fmt.Println(\"hello\", run) }\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, "src", name)
