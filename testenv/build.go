@@ -243,7 +243,10 @@ func goBuild(ctx context.Context, dir string, jobs []buildJob, progress func(Bui
 		snap.Package = line
 		snap.Elapsed = time.Since(start)
 		snap.Remaining = estimate(snap.Compiled, snap.Total, snap.Elapsed)
-		if snap.Compiled == snap.Total {
+		if snap.Compiled+len(jobs) >= snap.Total {
+			// Only the programs' main packages are left (go list calls a
+			// main package stale when its binary is missing, but the build
+			// prints it only if it has to compile it): the link is next.
 			snap.Phase = PhaseLinking
 		}
 		report(snap)
