@@ -38,11 +38,11 @@
 // CPU ratio is the steadier of the two.
 //
 // For experiments, -modes runs other modes each round (order rotating):
-// variants of the labeler (variants.go) and of the client configuration
-// (modes.go); -cpuprofile and -serverprofile write client and
-// kube-apiserver CPU profiles of every run into a directory:
+// the bare loop with the labeler's watch beside it, and either mode
+// without compression (modes.go); -cpuprofile and -serverprofile write
+// client and kube-apiserver CPU profiles of every run into a directory:
 //
-//	go run ./labeler -n 5000 -rounds 3 -modes bare,labeler,labeler+v0 \
+//	go run ./labeler -n 5000 -rounds 3 -modes bare,bare+watch,labeler \
 //	    -cpuprofile /tmp/p -serverprofile /tmp/p -serverprofile-window 12s
 package main
 
@@ -108,7 +108,7 @@ func main() {
 	rounds := flag.Int("rounds", 1, "bare/labeler pairs to run, alternating")
 	workers := flag.Int("workers", labeler.DefaultWorkers, "goroutines of the bare loop (the labeler uses its default)")
 	throttle := flag.Bool("throttle", false, "5 qps / burst 10 client-side limit on every client (client-go's default)")
-	modeList := flag.String("modes", "bare,labeler", "comma-separated modes to run each round, rotating the order: bare, labeler, and experimental variants (see modes.go)")
+	modeList := flag.String("modes", "bare,labeler", "comma-separated modes to run each round, rotating the order: bare, labeler, and their variants (see modes.go)")
 	cleanup := flag.Bool("cleanup", true, "delete each run's Deployments after it is verified")
 	cpuprofile := flag.String("cpuprofile", "", "write client-side CPU profiles of every run to this directory, as <mode>-<round>.client.pprof")
 	serverprof := flag.String("serverprofile", "", "write kube-apiserver CPU profiles of every run to this directory, as <mode>-<round>.apiserver.pprof")
@@ -298,13 +298,9 @@ func runLabeler(ctx context.Context, cfg *rest.Config, ns string, n int, m mode,
 	if err != nil {
 		return 0, 0, nil, nil, err
 	}
-	if m.variant != "" {
-		err = setupVariant(mgr, m.variant, ns)
-	} else {
-		lopts := m.labeler
-		lopts.Namespace = ns
-		_, err = labeler.Setup(mgr, lopts)
-	}
+	lopts := m.labeler
+	lopts.Namespace = ns
+	_, err = labeler.Setup(mgr, lopts)
 	if err != nil {
 		return 0, 0, nil, nil, err
 	}

@@ -10,14 +10,12 @@ import (
 )
 
 // mode is one way of labeling the Deployments: the bare loop or the
-// labeler, with optional variants for experiments, written as suffixes:
+// labeler (examples/labeler), with optional variants for experiments,
+// written as suffixes:
 //
 //	+nogzip   rest.Config.DisableCompression (no gzip on lists and on the
 //	          labeler's watch, which kube-apiserver 1.37 compresses per
 //	          flush when it began as a watch-list)
-//	+v0       (labeler) the variant v0 of variants.go instead of
-//	          examples/labeler
-//	+typed    (labeler) the variant typed of variants.go
 //	+watch    (bare) run the labeler's informer (metadata of the
 //	          Deployments lacking the label) beside the bare loop, with
 //	          no controller: the cost of the watch alone
@@ -27,7 +25,6 @@ type mode struct {
 	watch   bool
 	noGzip  bool
 	labeler labeler.Options
-	variant variant // "": examples/labeler
 }
 
 func parseModes(list string) ([]mode, error) {
@@ -51,11 +48,6 @@ func parseModes(list string) ([]mode, error) {
 					return nil, fmt.Errorf("mode %q: watch applies to bare", name)
 				}
 				m.watch = true
-			case string(variantV0), string(variantTyped):
-				if m.bare {
-					return nil, fmt.Errorf("mode %q: %s applies to the labeler", name, v)
-				}
-				m.variant = variant(v)
 			default:
 				return nil, fmt.Errorf("mode %q: unknown variant %q", name, v)
 			}

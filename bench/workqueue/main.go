@@ -70,7 +70,8 @@ func (c clientGo[K]) forget(key K) { c.q.Forget(key) }
 func (c clientGo[K]) done(key K)   { c.q.Done(key) }
 func (c clientGo[K]) shutDown()    { c.q.ShutDown() }
 
-// objectKey is the struct key kubego recommends for controllers.
+// objectKey has the shape of the key kubego's controllers queue (informer.Key,
+// which controller.Request embeds): a namespace and a name.
 type objectKey struct{ Namespace, Name string }
 
 func newQueue[K comparable](impl string) (queue[K], bool) {
