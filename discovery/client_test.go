@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubego/kubego/clock/clocktest"
 	"github.com/kubego/kubego/discovery"
 )
 
@@ -81,7 +82,7 @@ func TestRootFailureFailsTheAnswer(t *testing.T) {
 
 func TestMemoryCacheHonoursTTLAndInvalidation(t *testing.T) {
 	f := &fakeDiscovery{aggregated: true}
-	clock := &fakeClock{now: time.Unix(1000, 0)}
+	clock := clocktest.New(time.Unix(1000, 0))
 	d := discovery.New(newServer(t, f), discovery.Options{TTL: time.Minute, Clock: clock})
 	ctx := context.Background()
 	steps := []struct {
@@ -91,8 +92,8 @@ func TestMemoryCacheHonoursTTLAndInvalidation(t *testing.T) {
 	}{
 		{"cold", func() {}, 2},
 		{"warm", func() {}, 2},
-		{"still fresh", func() { clock.Step(59 * time.Second) }, 2},
-		{"expired", func() { clock.Step(2 * time.Second) }, 4},
+		{"still fresh", func() { clock.Advance(59 * time.Second) }, 2},
+		{"expired", func() { clock.Advance(2 * time.Second) }, 4},
 		{"invalidated", d.Invalidate, 6},
 	}
 	for _, s := range steps {
@@ -110,7 +111,7 @@ func TestDiskCacheWarmsANewClient(t *testing.T) {
 	f := &fakeDiscovery{aggregated: true}
 	rc := newServer(t, f)
 	dir := t.TempDir()
-	clock := &fakeClock{now: time.Unix(1000, 0)}
+	clock := clocktest.New(time.Unix(1000, 0))
 	ctx := context.Background()
 	if _, err := discovery.New(rc, discovery.Options{CacheDir: dir, TTL: time.Hour, Clock: clock}).Snapshot(ctx); err != nil {
 		t.Fatal(err)
@@ -123,7 +124,7 @@ func TestDiskCacheWarmsANewClient(t *testing.T) {
 	if n := f.count.Load(); n != 2 {
 		t.Fatalf("%d requests, want 2 (second client read the disk)", n)
 	}
-	clock.Step(2 * time.Hour)
+	clock.Advance(2 * time.Hour)
 	third := discovery.New(rc, discovery.Options{CacheDir: dir, TTL: time.Hour, Clock: clock})
 	if _, err := third.Snapshot(ctx); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubego/kubego/clock/clocktest"
 	"github.com/kubego/kubego/discovery"
 )
 
@@ -52,7 +53,7 @@ func TestRESTMapperLookups(t *testing.T) {
 
 func TestRESTMapperRefreshesOnAMissAtMostOncePerInterval(t *testing.T) {
 	f := &fakeDiscovery{aggregated: true}
-	clock := &fakeClock{now: time.Unix(1000, 0)}
+	clock := clocktest.New(time.Unix(1000, 0))
 	m := discovery.NewRESTMapper(discovery.New(newServer(t, f), discovery.Options{Clock: clock}), discovery.MapperOptions{MinRefreshInterval: 10 * time.Second})
 	ctx := context.Background()
 	widget := schema.GroupKind{Group: "example.com", Kind: "Widget"}
@@ -74,7 +75,7 @@ func TestRESTMapperRefreshesOnAMissAtMostOncePerInterval(t *testing.T) {
 	}
 	// The CRD is installed; after the interval a miss refreshes and finds it.
 	f.crd.Store(true)
-	clock.Step(11 * time.Second)
+	clock.Advance(11 * time.Second)
 	mp, err := m.RESTMapping(ctx, widget)
 	if err != nil || mp.Resource.Resource != "widgets" {
 		t.Fatalf("after refresh: %+v, %v", mp, err)
@@ -83,7 +84,7 @@ func TestRESTMapperRefreshesOnAMissAtMostOncePerInterval(t *testing.T) {
 		t.Fatalf("%d requests, %d refreshes; want 4 and 2", n, m.Refreshes())
 	}
 	// Many misses in a row cost one refresh per interval.
-	clock.Step(11 * time.Second)
+	clock.Advance(11 * time.Second)
 	for range 5 {
 		_, _ = m.RESTMapping(ctx, schema.GroupKind{Group: "nope", Kind: "Nope"})
 	}
@@ -94,14 +95,14 @@ func TestRESTMapperRefreshesOnAMissAtMostOncePerInterval(t *testing.T) {
 
 func TestConcurrentMissesShareOneRefresh(t *testing.T) {
 	f := &fakeDiscovery{aggregated: true}
-	clock := &fakeClock{now: time.Unix(1000, 0)}
+	clock := clocktest.New(time.Unix(1000, 0))
 	m := discovery.NewRESTMapper(discovery.New(newServer(t, f), discovery.Options{Clock: clock}), discovery.MapperOptions{MinRefreshInterval: time.Second})
 	ctx := context.Background()
 	if _, err := m.RESTMapping(ctx, schema.GroupKind{Group: "apps", Kind: "Deployment"}); err != nil {
 		t.Fatal(err)
 	}
 	f.crd.Store(true)
-	clock.Step(2 * time.Second)
+	clock.Advance(2 * time.Second)
 	errs := make(chan error, 8)
 	for range 8 {
 		go func() {

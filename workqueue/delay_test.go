@@ -92,10 +92,10 @@ func TestAddAfter(t *testing.T) {
 					t.Fatalf("at %v: ready %v, want %v", c.at, got, c.want)
 				}
 			}
-			if n := clock.afterFuncs; n > 1 {
+			if n := clock.Created(); n > 1 {
 				t.Fatalf("queue created %d timers, want at most 1", n)
 			}
-			if n := clock.pending(); n > 1 {
+			if n := clock.Pending(); n > 1 {
 				t.Fatalf("%d timers pending, want at most 1", n)
 			}
 		})
@@ -109,15 +109,15 @@ func TestAddAfterUsesOneTimerForManyKeys(t *testing.T) {
 	for k := range 1000 {
 		q.AddAfter(k, time.Duration(1000-k)*time.Millisecond)
 	}
-	if clock.afterFuncs != 1 || clock.pending() != 1 {
-		t.Fatalf("%d timers created, %d pending; want 1 and 1", clock.afterFuncs, clock.pending())
+	if clock.Created() != 1 || clock.Pending() != 1 {
+		t.Fatalf("%d timers created, %d pending; want 1 and 1", clock.Created(), clock.Pending())
 	}
 	clock.Advance(time.Second)
 	if q.Len() != 1000 {
 		t.Fatalf("Len = %d, want 1000", q.Len())
 	}
-	if clock.pending() != 0 {
-		t.Fatalf("%d timers pending with nothing waiting", clock.pending())
+	if clock.Pending() != 0 {
+		t.Fatalf("%d timers pending with nothing waiting", clock.Pending())
 	}
 }
 
@@ -141,8 +141,8 @@ func TestShutDownDropsWaitingKeysAndStopsTheTimer(t *testing.T) {
 	q := New(Options[string]{Clock: clock})
 	q.AddAfter("a", time.Second)
 	q.ShutDown()
-	if clock.pending() != 0 {
-		t.Fatalf("%d timers pending after ShutDown", clock.pending())
+	if clock.Pending() != 0 {
+		t.Fatalf("%d timers pending after ShutDown", clock.Pending())
 	}
 	clock.Advance(time.Minute)
 	if q.Len() != 0 || q.delayed.len() != 0 {
