@@ -194,7 +194,9 @@ func (i *Informer[T]) HasSynced() bool {
 }
 
 // LastSyncResourceVersion returns the resourceVersion of the last list,
-// event or bookmark applied; "" before the first sync.
+// event or bookmark applied (or being applied); "" before the first sync.
+// Once HasSynced is true or WaitForSync has returned nil, it is at least
+// the resourceVersion of the synced state.
 func (i *Informer[T]) LastSyncResourceVersion() string {
 	if r := i.refl.Load(); r != nil {
 		return r.LastSyncResourceVersion()

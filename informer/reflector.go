@@ -221,7 +221,9 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 func (r *Reflector[T]) Phase() Phase { return Phase(r.phase.Load()) }
 
 // LastSyncResourceVersion is the resourceVersion of the last list, event or
-// bookmark applied; "" before the first sync.
+// bookmark applied (or being applied); "" before the first sync. It is set
+// before a complete state is handed to the Sink, so whoever learns of the
+// sync from the Sink sees it.
 func (r *Reflector[T]) LastSyncResourceVersion() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -428,6 +430,9 @@ func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Dur
 				}
 				items := s.initial
 				s.initial = nil
+				// The version first, so that whoever sees the sync (the
+				// sink's Replace) also sees its resourceVersion.
+				r.setRV(s.rv, false)
 				r.sink.Replace(items, s.rv)
 				r.setRV(s.rv, true)
 				s.relistFrom = s.rv
@@ -507,6 +512,7 @@ func (r *Reflector[T]) list(ctx context.Context, s *state[T], now time.Time) tim
 			Continue:      page.Continue,
 		}
 	}
+	r.setRV(rv, false) // before Replace, as above
 	r.sink.Replace(items, rv)
 	r.setRV(rv, true)
 	s.rv, s.relistFrom, s.phase = rv, rv, NeedWatch

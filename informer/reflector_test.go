@@ -198,3 +198,39 @@ func TestRelistDoesNotRetainPages(t *testing.T) {
 		}
 	})
 }
+
+// rvAtReplaceSink records the reflector's LastSyncResourceVersion at the
+// moment each complete state is handed over: the moment an informer
+// reports itself synced.
+type rvAtReplaceSink struct {
+	logSink
+	r    *Reflector[*corev1.ConfigMap]
+	seen []string
+}
+
+func (s *rvAtReplaceSink) Replace(items []*corev1.ConfigMap, rv string) {
+	s.seen = append(s.seen, s.r.LastSyncResourceVersion())
+}
+
+func TestReflectorSetsTheResourceVersionBeforeReportingASync(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lw   *fakeLW
+		opts ReflectorOptions
+	}{
+		{"by a paginated list", (&fakeLW{}).onList(listOf("10", cm("ns", "a", "1"))).onWatch(watchWith(true)), ReflectorOptions{DisableStreaming: true}},
+		{"by a streaming list", (&fakeLW{}).onWatch(watchWith(true, ev(watch.Added, cm("ns", "a", "1")), bookmark("5", true))), ReflectorOptions{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				sink := &rvAtReplaceSink{}
+				r := NewReflector[*corev1.ConfigMap](tc.lw, sink, tc.opts)
+				sink.r = r
+				runUntilIdle(t, r)
+				if len(sink.seen) != 1 || sink.seen[0] == "" {
+					t.Fatalf("LastSyncResourceVersion during the sync: %q, want the synced state's", sink.seen)
+				}
+			})
+		})
+	}
+}
