@@ -472,12 +472,13 @@ func (r *Reflector[T]) list(ctx context.Context, s *state[T], now time.Time) tim
 	for {
 		pageCtx, cancel := context.WithTimeout(ctx, r.opts.ListTimeout)
 		page, err := r.lw.List(pageCtx, opts)
+		timedOut := errors.Is(pageCtx.Err(), context.DeadlineExceeded) // before cancel, which sets Err too
 		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				return 0
 			}
-			if pageCtx.Err() != nil {
+			if timedOut {
 				err = fmt.Errorf("%w: no complete LIST page after %s: %w", ErrListTimeout, r.opts.ListTimeout, err)
 			}
 			r.fail(err)

@@ -3,11 +3,14 @@ package informer
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -76,6 +79,20 @@ func TestReflectorSurvivesMisbehavingServers(t *testing.T) {
 				t.Fatal("events on the new watch are not applied")
 			}
 			hung.Stop()
+		})
+	})
+
+	t.Run("a LIST that fails at once is not called a timeout", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			lw := (&fakeLW{}).onList(listErr(apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errString("no RBAC"))))
+			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
+			stop := start(t, inf)
+			defer stop()
+			synctest.Wait()
+			err, _ := inf.refl.Load().LastError()
+			if !apierrors.IsForbidden(err) || errors.Is(err, ErrListTimeout) || strings.Contains(err.Error(), "timed out") {
+				t.Fatalf("last error %v, want the 403 alone", err)
+			}
 		})
 	})
 
