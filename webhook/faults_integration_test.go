@@ -99,6 +99,7 @@ func TestIntegrationFaults(t *testing.T) {
 		if !contains(statusMessage(err), `admission webhook "panic.faults.kubego.test" denied the request: admission webhook handler panicked: assignment to entry in nil map`) {
 			t.Fatalf("err = %v", err)
 		}
+		t.Logf("kube-apiserver: %v", err)
 		if err := createConfigMap(ctx, f.rc, ns, 1); !contains(statusMessage(err), "panicked") {
 			t.Fatalf("second call: err = %v, want the same refusal", err)
 		}
@@ -113,6 +114,7 @@ func TestIntegrationFaults(t *testing.T) {
 		if msg := statusMessage(err); !contains(msg, `failed calling webhook "slow-fail.faults.kubego.test"`) || !contains(msg, "deadline exceeded") {
 			t.Fatalf("err = %v, want a failed call for its deadline", err)
 		}
+		t.Logf("kube-apiserver: %v", err)
 	})
 	t.Run("a slow handler under failurePolicy Ignore is skipped", func(t *testing.T) {
 		ns := faultNamespace(t, f.rc, "slow-ignore")
@@ -134,6 +136,7 @@ func TestIntegrationFaults(t *testing.T) {
 		if msg := statusMessage(err); !contains(msg, `failed calling webhook "big.faults.kubego.test"`) || !contains(msg, "exceeds the webhook server's limit of 32768 bytes") {
 			t.Fatalf("err = %v, want a failed call naming the limit", err)
 		}
+		t.Logf("kube-apiserver: %v", err)
 		if err := createConfigMap(ctx, f.rc, ns, 1); err != nil {
 			t.Fatalf("a small one after: %v", err)
 		}
@@ -181,6 +184,7 @@ func TestIntegrationStoppedServer(t *testing.T) {
 	if msg := statusMessage(err); !contains(msg, `failed calling webhook "fail.stopped.kubego.test"`) || !contains(msg, "connection refused") {
 		t.Fatalf("Fail: err = %v, want a failed call, connection refused", err)
 	}
+	t.Logf("kube-apiserver: %v", err)
 	if err := createConfigMap(ctx, f.rc, nsIgnore, 1); err != nil {
 		t.Fatalf("Ignore: %v", err)
 	}
