@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -79,3 +81,5 @@ func httptestGet(h admission.Handler) int {
 	admission.New(h, admission.Options{Logger: discard()}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/hook", nil))
 	return rec.Code
 }
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
