@@ -78,6 +78,7 @@ func TestIntegrationFaults(t *testing.T) {
 	f.handle("/slow-fail", slow)
 	f.handle("/slow-ignore", slow)
 	f.handle("/big", allow)
+	f.handle("/big-ignore", allow)
 	hook := func(name, path string, fp admissionregistrationv1.FailurePolicyType, timeout int32) testenv.AdmissionWebhook {
 		return testenv.AdmissionWebhook{Name: name + ".faults.kubego.test", Path: path, Rules: configMapRules, FailurePolicy: fp, TimeoutSeconds: timeout, NamespaceSelector: selectFault(name)}
 	}
@@ -86,6 +87,7 @@ func TestIntegrationFaults(t *testing.T) {
 		hook("slow-fail", "/slow-fail", admissionregistrationv1.Fail, 1),
 		hook("slow-ignore", "/slow-ignore", admissionregistrationv1.Ignore, 1),
 		hook("big", "/big", admissionregistrationv1.Fail, 0),
+		hook("big-ignore", "/big-ignore", admissionregistrationv1.Ignore, 0),
 	}})
 	ctx := t.Context()
 
@@ -139,6 +141,20 @@ func TestIntegrationFaults(t *testing.T) {
 		t.Logf("kube-apiserver: %v", err)
 		if err := createConfigMap(ctx, f.rc, ns, 1); err != nil {
 			t.Fatalf("a small one after: %v", err)
+		}
+	})
+	t.Run("an oversized review under failurePolicy Ignore is admitted", func(t *testing.T) {
+		ns := faultNamespace(t, f.rc, "big-ignore")
+		eventually(t, "the webhook called", func() bool {
+			createConfigMap(ctx, f.rc, ns, 1)
+			return f.called("/big-ignore") > 0
+		})
+		before := f.called("/big-ignore")
+		if err := createConfigMap(ctx, f.rc, ns, 64<<10); err != nil {
+			t.Fatalf("create under Ignore: %v", err)
+		}
+		if f.called("/big-ignore") == before {
+			t.Fatal("kube-apiserver did not call the webhook")
 		}
 	})
 	t.Run("a malformed review gets a 400 saying why", func(t *testing.T) {
