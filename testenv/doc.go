@@ -39,4 +39,13 @@
 //
 // Tests that need a control plane of their own (extra flags, restarts,
 // faults) call StartForTest, which stops it in t.Cleanup.
+//
+// # Webhooks
+//
+// kube-apiserver can call webhooks served by the test process on loopback
+// (a webhook.Server on 127.0.0.1 with a certificate from webhook/certs).
+// InstallWebhooks registers validating and mutating webhooks at a server's
+// URL with its CA bundle, InstallConversionWebhook points a CRD's
+// conversion at one; kube-apiserver starts calling them within about a
+// second, so tests retry until they see the effect.
 package testenv

@@ -1,0 +1,18 @@
+package webhook
+
+import "errors"
+
+var (
+	// ErrInvalidOptions is wrapped by New's error for options that cannot
+	// work (no certificate files, a negative limit).
+	ErrInvalidOptions = errors.New("webhook: invalid options")
+	// ErrAlreadyStarted is returned by a second Start.
+	ErrAlreadyStarted = errors.New("webhook: server already started")
+	// ErrNotServing is returned by ReadyCheck before Start listens and
+	// after the server stopped.
+	ErrNotServing = errors.New("webhook: server not serving")
+)
+
+// ErrRequestTimeout is the cause of a request context that ended because
+// Options.RequestTimeout passed.
+var ErrRequestTimeout = errors.New("webhook: request timeout exceeded")
