@@ -122,7 +122,7 @@ func TestIntegrationManagerOwnedPieces(t *testing.T) {
 		return nil
 	})
 	before := count()
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "g1-config"}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "g1-config"}}
 	if err := objects.SetControllerReference(g, cm, c); err != nil {
 		t.Fatal(err)
 	}
