@@ -12,7 +12,8 @@ import (
 // ApplyOptions configure a server-side apply.
 type ApplyOptions struct {
 	// FieldManager owns the fields the apply sets. Empty means the Client's
-	// Options.FieldManager.
+	// Options.FieldManager, else the name the server would give a write
+	// from the client's User-Agent (the program's name by default).
 	FieldManager string
 	// Force takes ownership of fields another manager owns instead of
 	// failing with a conflict (apierrors.IsConflict).
@@ -83,7 +84,7 @@ func (r *Resource[T]) apply(ctx context.Context, config any, opts ApplyOptions, 
 	}
 	fm := opts.FieldManager
 	if fm == "" {
-		fm = r.k.c.fieldManager
+		fm = r.k.c.applyManager
 	}
 	po := metav1.PatchOptions{FieldManager: fm, DryRun: opts.DryRun}
 	if opts.Force {

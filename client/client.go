@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"reflect"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,8 +34,12 @@ type Options struct {
 	// scheme): their resource is found through discovery. Nil means such
 	// types are an *UnknownTypeError.
 	Mapper Mapper
-	// FieldManager is the field manager of Apply calls whose ApplyOptions
-	// name none. Empty means "kubego".
+	// FieldManager is the field manager of every write whose options name
+	// none: Create, Update, UpdateStatus, Patch, Apply, ApplyStatus and the
+	// subresource writes. Empty means the writes other than apply send
+	// none, so the server names their manager after the User-Agent up to
+	// its first "/" (the program's name, with rest's default User-Agent),
+	// and an apply, which must name one, sends that same name.
 	FieldManager string
 }
 
@@ -42,10 +47,14 @@ type Options struct {
 // the type-to-resource knowledge that Typed uses. It is safe for concurrent
 // use and cheap to share; Resource values made from it are too.
 type Client struct {
-	rest         *rest.Client
-	registry     *Registry
-	mapper       Mapper
+	rest     *rest.Client
+	registry *Registry
+	mapper   Mapper
+	// fieldManager is Options.FieldManager, given to every write that
+	// names none; applyManager is the one applies send when neither the
+	// call nor the Options name one.
 	fieldManager string
+	applyManager string
 
 	types sync.Map // reflect.Type → *typeInfo
 }
@@ -54,12 +63,38 @@ type Client struct {
 // decoded through the scheme (and may travel in protobuf); other types are
 // sent and read as JSON.
 func New(rc *rest.Client, opts Options) *Client {
-	fm := opts.FieldManager
-	if fm == "" {
-		fm = "kubego"
+	am := opts.FieldManager
+	if am == "" {
+		am = managerOf(rc.UserAgent())
 	}
-	return &Client{rest: rc, registry: opts.Registry, mapper: opts.Mapper, fieldManager: fm}
+	return &Client{rest: rc, registry: opts.Registry, mapper: opts.Mapper, fieldManager: opts.FieldManager, applyManager: am}
 }
+
+// NewForConfig builds a rest client from cfg and a Client over it. It
+// returns the rest client's *rest.ConfigError when cfg is not usable.
+func NewForConfig(cfg *rest.Config, opts Options) (*Client, error) {
+	rc, err := rest.NewClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return New(rc, opts), nil
+}
+
+// managerOf names a field manager after a User-Agent as kube-apiserver
+// does: the part before the first "/". An empty result is "kubego".
+func managerOf(agent string) string {
+	name, _, _ := strings.Cut(agent, "/")
+	if name = strings.TrimSpace(name); name == "" {
+		return "kubego"
+	}
+	if len(name) > maxManagerLen {
+		name = name[:maxManagerLen]
+	}
+	return name
+}
+
+// maxManagerLen is the longest field manager name the server accepts.
+const maxManagerLen = 128
 
 // REST returns the underlying rest client.
 func (c *Client) REST() *rest.Client { return c.rest }
@@ -72,4 +107,11 @@ func (c *Client) typeOf(t reflect.Type) *typeInfo {
 	ti := c.describe(t)
 	v, _ := c.types.LoadOrStore(t, ti)
 	return v.(*typeInfo)
+}
+
+// defaultManager sets *fm to the Client's field manager when it is empty.
+func (c *Client) defaultManager(fm *string) {
+	if *fm == "" {
+		*fm = c.fieldManager
+	}
 }

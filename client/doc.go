@@ -12,6 +12,8 @@
 //	pods := client.Typed[*corev1.Pod](c).Namespace("default")
 //	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
 //
+// client.NewForConfig(cfg, opts) does both steps in one call.
+//
 // The same clients are reachable in the familiar clientset shape through
 // package clientset (cs.CoreV1().Pods("default")), which is generated and
 // returns exactly these values.
@@ -61,6 +63,16 @@
 // strategic merge patches for built-in kinds only; for a custom resource
 // it returns *PatchTypeError before sending anything, because the server
 // has no merge strategy for CRD types.
+//
+// # Field manager
+//
+// Options.FieldManager names the writer of every Create, Update,
+// UpdateStatus, Patch, Apply and subresource write whose options name
+// none, so managedFields show one name for everything a program writes.
+// Without it, writes name none and the server takes the User-Agent up to
+// its first "/": with rest's default User-Agent
+// ("<program>/<version> (<os>/<arch>) kubego/<version>") that is the
+// program's name, and Apply, which must name a manager, sends that name.
 //
 // # Server-side apply, and its zero-value pitfall
 //

@@ -153,3 +153,22 @@ func ExampleRetryOnConflict() {
 	fmt.Println(err)
 	// Output: <nil>
 }
+
+// Build a client straight from a rest.Config. Every write names the field
+// manager given here, unless its options name another.
+func ExampleNewForConfig() {
+	srv, cfg := demoServer()
+	defer srv.Close()
+	c, err := client.NewForConfig(cfg, client.Options{FieldManager: "pod-lister"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pods, err := client.Typed[*corev1.Pod](c).Namespace("default").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(pods.Items), "pods")
+	// Output: 2 pods
+}

@@ -65,6 +65,10 @@ func (r *Resource[T]) Namespace(ns string) *Resource[T] {
 	return &out
 }
 
+// NamespaceName returns the namespace r is scoped to: "" for all
+// namespaces, or for a cluster-scoped resource.
+func (r *Resource[T]) NamespaceName() string { return r.k.ns }
+
 // Mapping returns the resource, kind and scope r works on.
 func (r *Resource[T]) Mapping(ctx context.Context) (Mapping, error) {
 	return r.k.mapping(ctx)
@@ -114,8 +118,10 @@ func (r *Resource[T]) Watch(ctx context.Context, opts metav1.ListOptions) (*rest
 }
 
 // Create creates obj in r's namespace, or in obj's when r has none, and
-// returns the object the server stored.
+// returns the object the server stored. Like every write, it names the
+// Client's Options.FieldManager as the field manager unless opts names one.
 func (r *Resource[T]) Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error) {
+	r.k.c.defaultManager(&opts.FieldManager)
 	return cast[T](r.k.write(ctx, "POST", obj, &opts))
 }
 
@@ -124,11 +130,13 @@ func (r *Resource[T]) Create(ctx context.Context, obj T, opts metav1.CreateOptio
 // RetryOnConflict). Status changes are ignored by the server; use
 // UpdateStatus.
 func (r *Resource[T]) Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error) {
+	r.k.c.defaultManager(&opts.FieldManager)
 	return cast[T](r.k.write(ctx, "PUT", obj, &opts))
 }
 
 // UpdateStatus replaces the status of obj through the status subresource.
 func (r *Resource[T]) UpdateStatus(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error) {
+	r.k.c.defaultManager(&opts.FieldManager)
 	return cast[T](r.k.write(ctx, "PUT", obj, &opts, "status"))
 }
 
@@ -150,5 +158,9 @@ func (r *Resource[T]) DeleteCollection(ctx context.Context, opts metav1.DeleteOp
 // for built-in kinds (*PatchTypeError otherwise); for
 // types.ApplyPatchType prefer Apply.
 func (r *Resource[T]) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (T, error) {
+	if pt == types.ApplyPatchType && opts.FieldManager == "" {
+		opts.FieldManager = r.k.c.applyManager
+	}
+	r.k.c.defaultManager(&opts.FieldManager)
 	return cast[T](r.k.patch(ctx, name, pt, data, &opts, subresources...))
 }

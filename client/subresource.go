@@ -37,12 +37,14 @@ func (r *Resource[T]) GetSubresource(ctx context.Context, name, sub string, out 
 // (eviction, token, binding …) and decodes the answer into out; a nil out
 // discards it.
 func (r *Resource[T]) CreateSubresource(ctx context.Context, name, sub string, in, out runtime.Object, opts metav1.CreateOptions) error {
+	r.k.c.defaultManager(&opts.FieldManager)
 	return r.k.subresource(ctx, "POST", name, sub, in, out, &opts)
 }
 
 // UpdateSubresource puts in to subresource sub of the object called name
 // and decodes the answer into out; a nil out discards it.
 func (r *Resource[T]) UpdateSubresource(ctx context.Context, name, sub string, in, out runtime.Object, opts metav1.UpdateOptions) error {
+	r.k.c.defaultManager(&opts.FieldManager)
 	return r.k.subresource(ctx, "PUT", name, sub, in, out, &opts)
 }
 

@@ -63,8 +63,16 @@ type Options struct {
 	// SkipLeaderElection makes a manager.Manager with leader election run
 	// this controller on every replica, not only on the leader.
 	SkipLeaderElection bool
-	// Scheme finds the kind of the For type for Owns sources. Nil means
-	// scheme.Default() (the built-in kinds).
+	// Kinds finds the kinds of the sources' Go types without the server:
+	// the owner kind of Owns sources (from the For type), and, in New,
+	// whether each source's type can be mapped at all, so that a type the
+	// client does not know fails New instead of Start. A *client.Client
+	// implements it; manager.Manager.NewController sets the Manager's. Nil
+	// means Scheme alone, and an unknown type fails only at Start.
+	Kinds KindResolver
+	// Scheme finds the kind of the For type for Owns sources when Kinds
+	// is nil or does not know it. Nil means scheme.Default() (the built-in
+	// kinds).
 	Scheme *runtime.Scheme
 	// Logger receives the controller's records. Nil means errors (failed
 	// reconciles, panics) and warnings go to slog.Default() and info
@@ -109,7 +117,9 @@ type Controller struct {
 // starts them), and handlers are registered by Start.
 //
 // New returns an error wrapping ErrInvalidOptions for unusable options,
-// ErrUnknownKind when an Owns source cannot find its owner kind, or a
+// ErrUnknownKind when an Owns source cannot find its owner kind or, with
+// Options.Kinds, when a source's Go type cannot be mapped (the resolver's
+// error, such as a *client.UnknownTypeError, is wrapped too), or a
 // metrics registration error.
 func New(factory *informer.Factory, opts Options) (*Controller, error) {
 	if factory == nil {
@@ -186,8 +196,9 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 			if forType == nil {
 				return schema.GroupKind{}, fmt.Errorf("%w: Owns needs a For source or SourceOptions.OwnerKind", ErrUnknownKind)
 			}
-			return kindOf(opts.Scheme, forType)
+			return kindOf(opts.Kinds, opts.Scheme, forType)
 		},
+		kinds: opts.Kinds,
 	}
 	for i, s := range opts.Sources {
 		if err := s.bind(b); err != nil {

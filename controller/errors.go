@@ -17,8 +17,9 @@ var (
 	// ErrSourceReused is returned by New for a Source already bound to
 	// another Controller.
 	ErrSourceReused = errors.New("source already used by a controller")
-	// ErrUnknownKind is returned when the owner kind of an Owns source
-	// cannot be found in the scheme.
+	// ErrUnknownKind is returned by New when the owner kind of an Owns
+	// source cannot be found, or when Options.Kinds cannot map the Go type
+	// of a source.
 	ErrUnknownKind = errors.New("unknown kind")
 	// ErrNotSynced is wrapped by the error Start returns when a watched
 	// informer did not sync within Options.CacheSyncTimeout; the

@@ -42,8 +42,9 @@ type SourceOptions struct {
 	Predicates []Predicate
 	// OwnerKind (Owns only) is the group and kind of the owner to look for
 	// in ownerReferences. Zero means the kind of the Controller's For
-	// source, found in Options.Scheme; set it for a For type the scheme
-	// does not know.
+	// source, found through Options.Kinds (the client's registry, built-in
+	// table and scheme) or else Options.Scheme; set it for a ForMetadata
+	// source, or a For type neither knows.
 	OwnerKind schema.GroupKind
 	// ClusterScopedOwner (Owns only) says the owner is cluster-scoped, so
 	// the Request has no namespace even though the owned object has one.
@@ -64,6 +65,16 @@ type binder struct {
 	scheme  *runtime.Scheme
 	// forKind is the group/kind of the For source, resolved lazily.
 	forKind func() (schema.GroupKind, error)
+	// kinds, when set, checks that a source's type can be mapped.
+	kinds KindResolver
+}
+
+// KindResolver finds the kind of an object's Go type without asking the
+// server. *client.Client implements it. KindOf returns an error when the
+// type cannot be mapped to a resource at all; it must be safe for
+// concurrent use.
+type KindResolver interface {
+	KindOf(obj runtime.Object) (schema.GroupVersionKind, error)
 }
 
 // For makes the primary source of a Controller: each event of an object of
@@ -153,6 +164,11 @@ func (s *kindSource[T]) bind(b *binder) error {
 				return fmt.Errorf("%s: %w", s, err)
 			}
 			s.owner = gk
+		}
+	}
+	if b.kinds != nil && !s.metadata && s.opts.Informer.Resource.Empty() {
+		if _, err := b.kinds.KindOf(zeroOf(reflect.TypeFor[T]())); err != nil {
+			return fmt.Errorf("%s: %w: %w", s, ErrUnknownKind, err)
 		}
 	}
 	if s.metadata {
@@ -272,18 +288,31 @@ func ownerRequest(obj metav1.Object, owner schema.GroupKind, clusterScoped bool)
 	return req, true
 }
 
-// kindOf returns the group/kind of Go type t in sch.
-func kindOf(sch *runtime.Scheme, t reflect.Type) (schema.GroupKind, error) {
-	if t.Kind() != reflect.Pointer {
-		return schema.GroupKind{}, fmt.Errorf("%w: %s is not a pointer type", ErrUnknownKind, t)
+// zeroOf returns a new zero object of pointer type t, or nil when t is not
+// a pointer to an object struct.
+func zeroOf(t reflect.Type) runtime.Object {
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil
 	}
-	obj, ok := reflect.New(t.Elem()).Interface().(runtime.Object)
-	if !ok {
-		return schema.GroupKind{}, fmt.Errorf("%w: %s is not a runtime.Object", ErrUnknownKind, t)
+	obj, _ := reflect.New(t.Elem()).Interface().(runtime.Object)
+	return obj
+}
+
+// kindOf returns the group/kind of Go type t, from kinds (when set) or
+// else from sch.
+func kindOf(kinds KindResolver, sch *runtime.Scheme, t reflect.Type) (schema.GroupKind, error) {
+	obj := zeroOf(t)
+	if obj == nil {
+		return schema.GroupKind{}, fmt.Errorf("%w: %s is not a pointer to an object", ErrUnknownKind, t)
+	}
+	if kinds != nil {
+		if gvk, err := kinds.KindOf(obj); err == nil {
+			return gvk.GroupKind(), nil
+		}
 	}
 	gvks, _, err := sch.ObjectKinds(obj)
 	if err != nil || len(gvks) == 0 {
-		return schema.GroupKind{}, fmt.Errorf("%w: %s is not in the scheme; set SourceOptions.OwnerKind or Options.Scheme", ErrUnknownKind, t)
+		return schema.GroupKind{}, fmt.Errorf("%w: the kind of %s is neither in Options.Kinds nor in Options.Scheme; set SourceOptions.OwnerKind", ErrUnknownKind, t)
 	}
 	return gvks[0].GroupKind(), nil
 }

@@ -24,6 +24,17 @@
 // reconciles in flight are cancelled at once, without the drain a normal
 // shutdown gives them.
 //
+// # Client, field manager and events
+//
+// Every write of the shared client names Options.Client.FieldManager as its
+// field manager unless the call names one; without it the server names
+// the writer after the User-Agent, which by default (rest.DefaultUserAgent)
+// starts with the program's name. EventRecorder(name) gives the recorder
+// of a reporting controller, made on first use; the Manager writes what
+// the recorders hold when it stops, after its runnables have returned and
+// within GracefulShutdownTimeout, so a program never shuts one down
+// itself.
+//
 // # Metrics
 //
 // The registry holds, under the names client-go and controller-runtime
@@ -31,7 +42,9 @@
 // rest_client_request_duration_seconds{verb} for the shared client;
 // workqueue_* and controller_runtime_* of every controller made with
 // NewController (see package controller); kubego_informer_synced{informer};
-// leader_election_master_status (with leader election); and, in a
+// leader_election_master_status (with leader election);
+// event_recorder_dropped_total and event_recorder_writes_total of each
+// EventRecorder (label controller); and, in a
 // registry of the Manager's own, the Go runtime and process collectors.
 //
 // # Tracing

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/manager"
+	"github.com/kubego/kubego/record"
 )
 
 // A Manager running a controller that labels every Deployment. The
@@ -71,4 +73,61 @@ func ExampleNew() {
 	cancel()
 	fmt.Println(seen["shop/web"], seen["shop/db"], <-done)
 	// Output: true true <nil>
+}
+
+// A reconciler records Events with the Manager's recorder; the Manager
+// writes what is pending when it stops, after its controllers have
+// drained, so no Event is lost and nothing is left to shut down by hand.
+func ExampleManager_EventRecorder() {
+	srv := fake.NewServer(fake.Options{}, deployment("shop", "web"))
+	defer srv.Close()
+	mgr, err := manager.New(manager.Options{Config: srv.Config()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rec, err := mgr.EventRecorder("example.com/auditor")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cache := informer.Shared[*appsv1.Deployment](mgr.Factory(), informer.SharedOptions{}).Lister()
+	seen := make(chan struct{}, 1)
+	_, err = mgr.NewController(controller.Options{
+		Name: "auditor",
+		Reconciler: controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
+			if d, ok := cache.GetKey(req.Key); ok {
+				rec.Eventf(d, nil, record.Normal, "Audited", "Audit", "deployment %s audited", d.Name)
+				select {
+				case seen <- struct{}{}:
+				default:
+				}
+			}
+			return controller.Result{}, nil
+		}),
+		Sources: []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	<-seen
+	cancel()
+	fmt.Println("stopped:", <-done)
+
+	events, err := client.Typed[*eventsv1.Event](mgr.Client()).Namespace("shop").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, ev := range events.Items {
+		fmt.Println(ev.Reason, ev.Regarding.Kind, ev.Regarding.Name, ev.ReportingController)
+	}
+	// Output:
+	// stopped: <nil>
+	// Audited Deployment web example.com/auditor
 }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -39,6 +38,7 @@ type Manager struct {
 	elector  *leaderelection.Elector
 
 	healthz, readyz checks
+	recs            recorders
 
 	mu          sync.Mutex
 	runnables   []Runnable
@@ -175,7 +175,10 @@ func (m *Manager) Add(r Runnable) error {
 // NewController creates a controller on the Manager's factory with
 // controller.New, and adds it: one call. The Manager fills in the fields
 // left zero in opts: Registerer (its registry), Logger and TracerProvider
-// (its own). It returns New's errors, and ErrAlreadyStarted after Start.
+// (its own), and Kinds (its client, so Owns finds a custom resource
+// owner's kind in the client's Registry, and a source of a type the client
+// cannot map fails here rather than at Start). It returns New's errors,
+// and ErrAlreadyStarted after Start.
 func (m *Manager) NewController(opts controller.Options) (*controller.Controller, error) {
 	if opts.Registerer == nil {
 		opts.Registerer = m.registry
@@ -185,6 +188,9 @@ func (m *Manager) NewController(opts controller.Options) (*controller.Controller
 	}
 	if opts.TracerProvider == nil {
 		opts.TracerProvider = m.opts.TracerProvider
+	}
+	if opts.Kinds == nil {
+		opts.Kinds = m.client
 	}
 	c, err := controller.New(m.factory, opts)
 	if err != nil {
@@ -199,12 +205,14 @@ func (m *Manager) NewController(opts controller.Options) (*controller.Controller
 // Start runs everything until ctx is done, then stops it all: it binds the
 // servers, starts the informer factory and the runnables that do not need
 // leadership, and those that do once elected (at once without leader
-// election). It returns nil after a clean stop; the first error of a
-// runnable (which stops the rest); an error wrapping ErrLeadershipLost and
-// the *leaderelection.LostError when leadership is lost while ctx is live
-// (the leader-only runnables are then cancelled at once, without drain:
-// the process must stop acting, and usually exits); a listen error; or
-// ErrAlreadyStarted.
+// election). Once ctx is done it waits up to GracefulShutdownTimeout for
+// the runnables to return, then flushes the event recorders (see
+// EventRecorder) within what is left of that time. It returns nil after a
+// clean stop; the first error of a runnable (which stops the rest); an
+// error wrapping ErrLeadershipLost and the *leaderelection.LostError when
+// leadership is lost while ctx is live (the leader-only runnables are then
+// cancelled at once, without drain: the process must stop acting, and
+// usually exits); a listen error; or ErrAlreadyStarted.
 func (m *Manager) Start(ctx context.Context) error {
 	m.mu.Lock()
 	if m.started {
@@ -221,6 +229,9 @@ func (m *Manager) Start(ctx context.Context) error {
 
 	stopServers, err := m.serve()
 	if err != nil {
+		grace, cancelGrace := context.WithTimeout(context.WithoutCancel(ctx), m.opts.GracefulShutdownTimeout)
+		defer cancelGrace()
+		m.shutdownRecorders(grace) // events recorded before Start
 		return err
 	}
 	defer stopServers()
@@ -253,14 +264,19 @@ func (m *Manager) Start(ctx context.Context) error {
 
 	<-ctx.Done()
 	m.log.Info("manager stopping", "cause", context.Cause(ctx))
+	grace, cancelGrace := context.WithTimeout(context.WithoutCancel(ctx), m.opts.GracefulShutdownTimeout)
+	defer cancelGrace()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	var errs []error
 	select {
 	case <-done:
-	case <-time.After(m.opts.GracefulShutdownTimeout):
+	case <-grace.Done():
 		errs = append(errs, fmt.Errorf("manager: runnables still running after %s", m.opts.GracefulShutdownTimeout))
 	}
+	// Events recorded while the runnables drained are written now, with
+	// what is left of the grace period, while the client still works.
+	m.shutdownRecorders(grace)
 	if err := m.factory.Wait(); err != nil {
 		errs = append(errs, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/leaderelection"
+	"github.com/kubego/kubego/record"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -24,9 +25,14 @@ type Options struct {
 	// shared client from a copy of it, adding its metrics round-tripper
 	// to WrapTransport (after any wrapper already set).
 	Config *rest.Config
-	// Client configures the shared client (custom resource registry, field
-	// manager).
+	// Client configures the shared client: custom resource registry,
+	// Mapper, and the field manager of every write that names none (empty
+	// means the server names it after the program, from the User-Agent).
 	Client client.Options
+	// Events are the options of the recorders EventRecorder makes;
+	// ReportingController is replaced by the name asked for, a nil Logger
+	// by the Manager's, and nil Metrics by counters in Registry.
+	Events record.Options
 	// Informers configure the shared informer factory. A nil Logger is
 	// replaced by the Manager's.
 	Informers informer.FactoryOptions

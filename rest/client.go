@@ -1,13 +1,9 @@
 package rest
 
 import (
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
-	goruntime "runtime"
 	"sync"
 	"time"
 
@@ -47,6 +43,7 @@ type Client struct {
 	maxFrame    int
 	limiter     RateLimiter
 	warnings    WarningHandler
+	agent       string
 	logger      *slog.Logger
 	clock       clock.Clock
 
@@ -98,7 +95,7 @@ func NewClient(cfg *Config) (*Client, error) {
 	}
 	agent := cfg.UserAgent
 	if agent == "" {
-		agent = defaultUserAgent()
+		agent = DefaultUserAgent()
 	}
 	rt = &userAgentRT{agent: agent, next: rt}
 	if cfg.WrapTransport != nil {
@@ -132,19 +129,12 @@ func NewClient(cfg *Config) (*Client, error) {
 		logger:      logger,
 		clock:       clk,
 		warnings:    cfg.WarningHandler,
+		agent:       agent,
 	}
 	if c.warnings == nil {
 		c.warnings = &logOnce{logger: logger}
 	}
 	return c, nil
-}
-
-func defaultUserAgent() string {
-	prog := "unknown"
-	if len(os.Args) > 0 {
-		prog = filepath.Base(os.Args[0])
-	}
-	return fmt.Sprintf("%s kubego (%s/%s)", prog, goruntime.GOOS, goruntime.GOARCH)
 }
 
 // Scheme returns the type registry the client decodes with. It must not be

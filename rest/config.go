@@ -61,8 +61,8 @@ type Config struct {
 	// Impersonate sets the Impersonate-* headers on every request.
 	Impersonate Impersonation
 
-	// UserAgent is sent with every request. Empty means a default naming
-	// kubego and the program.
+	// UserAgent is sent with every request. Empty means DefaultUserAgent():
+	// "<program>/<version> (<os>/<arch>) kubego/<version>".
 	UserAgent string
 
 	// Timeout bounds each request that is not a watch or stream, from start to

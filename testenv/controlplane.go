@@ -57,6 +57,11 @@ type Options struct {
 
 	// Output, when set, receives the raw output of both processes.
 	Output io.Writer
+
+	// CRDPaths are YAML or JSON files and directories of
+	// CustomResourceDefinitions that Start installs once kube-apiserver is
+	// ready, returning when they are served (see InstallCRDs).
+	CRDPaths []string
 }
 
 // StaticToken is one line of kube-apiserver's token-auth file: a bearer token
@@ -138,6 +143,11 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		return nil, err
 	}
 	cp.apiServer = as
+	if len(opts.CRDPaths) > 0 {
+		if err := cp.InstallCRDs(ctx, opts.CRDPaths...); err != nil {
+			return nil, err
+		}
+	}
 	ok = true
 	return cp, nil
 }

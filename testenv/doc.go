@@ -40,6 +40,15 @@
 // Tests that need a control plane of their own (extra flags, restarts,
 // faults) call StartForTest, which stops it in t.Cleanup.
 //
+// # Custom resources
+//
+// InstallCRDs installs CustomResourceDefinitions from YAML or JSON files
+// and directories, InstallCRDObjects from Go values, and Options.CRDPaths
+// has Start install them; each returns once the definitions are
+// Established and their resources answer (package crd does the work, for
+// programs too). Definitions installed on the shared control plane stay
+// for the rest of the package's tests.
+//
 // # Webhooks
 //
 // kube-apiserver can call webhooks served by the test process on loopback

@@ -32,7 +32,10 @@ var layers = map[string]int{
 	"leaderelection": 6,
 	"record":         6,
 	"fake":           6,
-	"testenv":        6,
+	"crd":            6, // installs CustomResourceDefinitions through dynamic
+	"objects":        6, // owner references, finalizers, create-or-update, merge patches
+	"kubegotest":     6, // test helpers: polling, test logger, events of an object
+	"testenv":        7, // installs CRDs with package crd
 	"controller":     7,
 	"manager":        8, // hosts controllers: probes, metrics, signals, leader election
 	"cmd":            9,

@@ -1,0 +1,39 @@
+package client
+
+import (
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// KindOf returns the group, version and kind of obj as far as the client
+// knows them without asking the server: obj's own apiVersion and kind when
+// both are set (as on an *unstructured.Unstructured), else those of its Go
+// type from, in order, the Registry, the table of built-in kinds and the
+// rest client's scheme. It returns *UnknownTypeError when none knows the
+// type: every request for it would fail the same way. A type known only
+// to the scheme is given its kind even though its resource is still to be
+// found through the Mapper. A *metav1.PartialObjectMetadata names the
+// kind of the object it describes only when its TypeMeta does; one
+// labelled as PartialObjectMetadata is of unknown kind.
+func (c *Client) KindOf(obj runtime.Object) (schema.GroupVersionKind, error) {
+	if obj == nil {
+		return schema.GroupVersionKind{}, &UnknownTypeError{}
+	}
+	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.Kind != "" && gvk.Version != "" && gvk.GroupKind() != metadataKind {
+		return gvk, nil
+	}
+	ti := c.typeOf(reflect.TypeOf(obj))
+	switch {
+	case ti.resolved:
+		return ti.mapping.Kind, nil
+	case ti.err != nil:
+		return schema.GroupVersionKind{}, ti.err
+	}
+	return ti.gk.WithVersion(ti.versions[0]), nil
+}
+
+// metadataKind is the kind a PartialObjectMetadata carries when the server
+// did not say which object it describes.
+var metadataKind = schema.GroupKind{Group: "meta.k8s.io", Kind: "PartialObjectMetadata"}

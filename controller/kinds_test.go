@@ -1,0 +1,106 @@
+package controller
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"testing/synctest"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/informer"
+)
+
+// Foo is a custom resource Go type that no scheme knows.
+type Foo struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+}
+
+func (f *Foo) DeepCopyObject() runtime.Object {
+	out := *f
+	f.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	return &out
+}
+
+// Bar is a custom resource Go type nothing maps.
+type Bar struct{ Foo }
+
+func (b *Bar) DeepCopyObject() runtime.Object { out := *b; return &out }
+
+// errUnknown stands for the client's *UnknownTypeError.
+var errUnknown = errors.New("no resource known")
+
+// kindTable is a KindResolver as a client with a registry is.
+type kindTable map[reflect.Type]schema.GroupVersionKind
+
+func (k kindTable) KindOf(obj runtime.Object) (schema.GroupVersionKind, error) {
+	if gvk, ok := k[reflect.TypeOf(obj)]; ok {
+		return gvk, nil
+	}
+	return schema.GroupVersionKind{}, errUnknown
+}
+
+var fooKinds = kindTable{
+	reflect.TypeFor[*Foo]():               {Group: "example.com", Version: "v1", Kind: "Foo"},
+	reflect.TypeFor[*appsv1.Deployment](): appsv1.SchemeGroupVersion.WithKind("Deployment"),
+}
+
+func TestOwnsFindsACustomOwnerKindThroughKinds(t *testing.T) {
+	isController := true
+	owned := func(name, apiVersion, kind, owner string) *appsv1.Deployment {
+		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, OwnerReferences: []metav1.OwnerReference{
+			{APIVersion: apiVersion, Kind: kind, Name: owner, UID: "u", Controller: &isController},
+		}}}
+	}
+	synctest.Test(t, func(t *testing.T) {
+		src := newMemBackend(
+			owned("web", "example.com/v1", "Foo", "f1"),
+			owned("other-group", "example.org/v1", "Foo", "f2"),
+		)
+		rec := &recorder{}
+		h := startController(t, src, Options{Reconciler: rec, Kinds: fooKinds, Sources: []Source{
+			For[*Foo](SourceOptions{}),
+			Owns[*appsv1.Deployment](SourceOptions{}),
+		}})
+		synctest.Wait()
+		f1 := Request{Key: informer.Key{Namespace: "ns", Name: "f1"}}
+		if len(rec.times(f1)) != 1 || rec.total() != 1 {
+			t.Fatalf("reconciles %v; want only %v once", rec.calls, f1)
+		}
+		h.stop(t)
+	})
+}
+
+func TestNewRefusesATypeKindsCannotMap(t *testing.T) {
+	tests := []struct {
+		name    string
+		sources []Source
+		wantErr bool
+	}{
+		{"a mapped For type is accepted", []Source{For[*Foo](SourceOptions{})}, false},
+		{"an unmapped For type fails New", []Source{For[*Bar](SourceOptions{})}, true},
+		{"an unmapped Watches type fails New", []Source{For[*Foo](SourceOptions{}), Watches[*Bar](nil, SourceOptions{})}, true},
+		{"an explicit resource is not checked", []Source{For[*Bar](SourceOptions{Informer: informer.SharedOptions{
+			Resource: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "bars"}}})}, false},
+		{"metadata sources are not checked", []Source{ForMetadata(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "bars"}, SourceOptions{})}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := informer.NewFactory(newMemBackend(), informer.FactoryOptions{})
+			_, err := New(f, Options{Reconciler: &recorder{}, Kinds: fooKinds, Sources: tt.sources})
+			if !tt.wantErr {
+				if err != nil {
+					t.Fatalf("New = %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrUnknownKind) || !errors.Is(err, errUnknown) {
+				t.Fatalf("New = %v, want ErrUnknownKind wrapping the resolver's error", err)
+			}
+		})
+	}
+}
