@@ -483,8 +483,10 @@ func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Dur
 				}
 				items := s.initial
 				s.initial = nil
-				r.sink.Replace(items, s.rv)
+				// The version first, so that whoever sees the sync
+				// (WaitForSync) sees its resourceVersion too.
 				r.setRV(s.rv, true)
+				r.sink.Replace(items, s.rv)
 				s.relistFrom = s.rv
 				if compressedStream(s.w) {
 					// The server would gzip each later event on its
@@ -566,8 +568,8 @@ func (r *Reflector[T]) list(ctx context.Context, s *state[T], now time.Time) tim
 			Continue:      page.Continue,
 		}
 	}
-	r.sink.Replace(items, rv)
 	r.setRV(rv, true)
+	r.sink.Replace(items, rv)
 	s.rv, s.relistFrom, s.phase = rv, rv, NeedWatch
 	return 0
 }
