@@ -56,7 +56,9 @@ func (c *Client) statusError(code int, ct string, h http.Header, body []byte, t 
 		head := body[:min(len(body), redactWindow)]
 		msg = excerpt([]byte(sec.redact(string(head))), maxMessageBody)
 	}
-	return apierrors.NewGenericServerResponse(code, t.verb, t.resource, t.name, msg, retryAfter, true)
+	se := apierrors.NewGenericServerResponse(code, t.verb, t.resource, t.name, msg, retryAfter, true)
+	fillMessage(&se.ErrStatus)
+	return se
 }
 
 // parseStatus returns the Status in body, or nil when body is not one.
@@ -105,13 +107,20 @@ func statusErrorFrom(st *metav1.Status, code int) *apierrors.StatusError {
 		s.Code = int32(code)
 	}
 	s.Status = metav1.StatusFailure
-	if s.Message == "" {
-		s.Message = fmt.Sprintf("the server answered %d %s without a message", s.Code, http.StatusText(int(s.Code)))
-		if s.Reason != "" {
-			s.Message += " (reason " + quoteShort(string(s.Reason)) + ")"
-		}
-	}
+	fillMessage(&s)
 	return &apierrors.StatusError{ErrStatus: s}
+}
+
+// fillMessage gives a Status without a message one naming its code (and
+// reason), so that its error's text is never empty.
+func fillMessage(s *metav1.Status) {
+	if s.Message != "" {
+		return
+	}
+	s.Message = fmt.Sprintf("the server answered %d %s without a message", s.Code, http.StatusText(int(s.Code)))
+	if s.Reason != "" {
+		s.Message += " (reason " + quoteShort(string(s.Reason)) + ")"
+	}
 }
 
 // excerpt returns the start of body as one line of printable text, at most
