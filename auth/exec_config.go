@@ -3,6 +3,8 @@ package auth
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 )
 
 // Exec credential API versions.
@@ -49,11 +51,25 @@ type ExecConfig struct {
 	Cluster *ExecCluster
 }
 
-// EnvVar is one environment variable for a plugin.
+// EnvVar is one environment variable for a plugin. Its Value may be a
+// secret (a cloud access key): printing an EnvVar, or an ExecConfig
+// holding it, with fmt (%v, %+v, %#v …) or log/slog shows its Name only.
 type EnvVar struct {
 	Name  string
 	Value string
 }
+
+// String shows the variable's name, not its value.
+func (e EnvVar) String() string { return fmt.Sprintf("{Name: %q, Value: <redacted>}", e.Name) }
+
+// GoString is like String.
+func (e EnvVar) GoString() string { return e.String() }
+
+// Format makes every fmt verb print String.
+func (e EnvVar) Format(f fmt.State, verb rune) { _, _ = io.WriteString(f, e.String()) }
+
+// LogValue makes log/slog print String.
+func (e EnvVar) LogValue() slog.Value { return slog.StringValue(e.String()) }
 
 // ExecCluster is the cluster information given to a plugin, in the
 // ExecCredential wire format.

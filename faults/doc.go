@@ -16,10 +16,17 @@
 //   - a writer (writer_test.go) that creates, updates and deletes
 //     ConfigMaps at a steady, bounded rate and records the
 //     resourceVersion of every write;
-//   - one oracle (oracle_test.go) applied after every scenario.
+//   - one oracle (oracle_test.go) applied after every scenario;
+//   - a hostile-server kit (hostile_test.go): httptest servers playing a
+//     broken or hostile kube-apiserver — endless bodies, gzip bombs,
+//     response headers that never come, poisoned watch events, objects of
+//     foreign kinds and namespaces, echoed credentials, endless
+//     Retry-After, frames that claim more than they send. Its tests
+//     (hostile_scenarios_test.go) need no control plane and also run under
+//     -short.
 //
-// Every test stops by itself within about a minute, uses loopback only
-// and is skipped under -short. Scenarios too slow for `make test` run only
+// Every test stops by itself within about a minute and uses loopback
+// only; those that need the control plane are skipped under -short. Scenarios too slow for `make test` run only
 // when KUBEGO_FAULTS=long is set. RELIABILITY.md at the repository root
 // lists the scenarios and their measured results.
 package faults

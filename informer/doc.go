@@ -65,6 +65,16 @@
 //     with SyncError.Permanent set, about one backoff delay after the
 //     first 403; the informer keeps retrying in case RBAC is granted or a
 //     CRD installed later.
+//   - The cache holds only objects of what it watches: an object without a
+//     name, from another namespace than ReflectorOptions.Namespace (a
+//     Factory sets it), or of another kind (an unstructured object whose
+//     apiVersion or kind is not the resource's; a typed one stating another
+//     kind) is refused, counted ([Informer.Refused], *[RefusedError]) and
+//     logged at warn level once. A watch event without a name ends the
+//     watch, which resumes from the last resourceVersion; an object without
+//     a resourceVersion never moves the resume point. A watch that does not
+//     open within ReflectorOptions.WatchOpenTimeout is abandoned
+//     ([ErrWatchStalled]) and opened again.
 //   - metadata.managedFields are dropped before storing unless
 //     Options.KeepManagedFields (SharedOptions.KeepManagedFields) is set.
 //   - Everything stops when the context given to Run (or Factory.Start)

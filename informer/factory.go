@@ -161,6 +161,10 @@ func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, o
 	target := Target{Type: typ, Resource: gvr, Form: form, Namespace: opts.Namespace}
 	ropts := f.opts.Reflector
 	ropts.LabelSelector, ropts.FieldSelector = opts.LabelSelector, opts.FieldSelector
+	ropts.Namespace = opts.Namespace
+	if form == Unstructured {
+		ropts.Resource = gvr
+	}
 	iopts := Options[T]{
 		Name:                  target.String(),
 		Reflector:             ropts,

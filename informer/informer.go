@@ -204,6 +204,16 @@ func (i *Informer[T]) LastSyncResourceVersion() string {
 	return ""
 }
 
+// Refused returns how many received objects the informer refused to
+// store (see [RefusedError]: no name, another namespace, another kind) and
+// the last refusal, nil if none.
+func (i *Informer[T]) Refused() (int, error) {
+	if r := i.refl.Load(); r != nil {
+		return r.Refused()
+	}
+	return 0, nil
+}
+
 // WaitForSync blocks until the cache has synced (nil) or ctx ends, and then
 // returns a *[SyncError] carrying the cause of the last failed attempt:
 // an *apierrors.StatusError for 403 Forbidden or 404 NotFound (resource not

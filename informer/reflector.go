@@ -14,6 +14,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubego/kubego/backoff"
@@ -76,6 +77,30 @@ type ReflectorOptions struct {
 	// ErrWatchStalled and watches again, so a server that sends headers and
 	// then nothing cannot freeze the cache.
 	MinWatchTimeout time.Duration
+	// WatchOpenTimeout bounds the wait for a watch to open (the server's
+	// response headers); a watch not open by then is abandoned with
+	// ErrWatchStalled and retried with backoff, so a server or proxy that
+	// never answers cannot freeze the reflector before its first event. 0
+	// means one minute.
+	WatchOpenTimeout time.Duration
+	// Namespace is the namespace the ListerWatcher lists and watches, ""
+	// for all namespaces (or a cluster-scoped resource). An object from
+	// another namespace is refused (see [RefusedError]). A Factory sets it.
+	Namespace string
+	// Resource, when set, is the resource the ListerWatcher serves. An
+	// unstructured object (runtime.Unstructured) is then refused unless its
+	// apiVersion is the resource's group/version and its kind is Kind, or,
+	// when Kind is empty, a kind whose regular plural is the resource
+	// (ConfigMap for configmaps; an irregular plural is learned from the
+	// first object as long as no regular one came). A Factory sets it for
+	// unstructured informers.
+	Resource schema.GroupVersionResource
+	// Kind, when set, is the one kind objects may have: unstructured ones
+	// (with Resource set) and typed ones that state a kind. When empty, a
+	// typed object that states a kind must state its Go type's name
+	// (ConfigMap for *corev1.ConfigMap; another name is learned from the
+	// first object as long as none of that name came).
+	Kind string
 	// ListTimeout bounds each LIST page request; a page that has not fully
 	// arrived by then fails the attempt (and is retried with backoff). 0
 	// means one minute, kube-apiserver's own default request timeout.
@@ -156,6 +181,7 @@ type Reflector[T Object] struct {
 	clock   clock.Clock
 	backoff backoffConfig
 	log     *slog.Logger
+	admit   *admission
 
 	phase atomic.Int32 // Phase after the last step, for observers
 
@@ -185,8 +211,12 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 	if opts.ListTimeout <= 0 {
 		opts.ListTimeout = time.Minute
 	}
+	if opts.WatchOpenTimeout <= 0 {
+		opts.WatchOpenTimeout = time.Minute
+	}
 	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: clock.Or(opts.Clock), log: opts.Logger,
-		backoff: reflectorBackoff(opts.Backoff, opts.BackoffResetAfter)}
+		backoff: reflectorBackoff(opts.Backoff, opts.BackoffResetAfter),
+		admit:   newAdmission(opts, reflect.TypeFor[T]())}
 	r.hinting, _ = sink.(hintingSink[T])
 	r.log = defaultlog.Or(r.log)
 	return r
@@ -236,6 +266,25 @@ func (r *Reflector[T]) LastError() (error, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.lastErr, r.attempts
+}
+
+// Refused returns how many received objects the reflector refused to store
+// (see [RefusedError]) and the last refusal, nil if none.
+func (r *Reflector[T]) Refused() (int, error) { return r.admit.counts() }
+
+// admitted reports whether obj may be stored; a refusal is counted and
+// logged, at Warn the first time and at Debug after that.
+func (r *Reflector[T]) admitted(obj T) *RefusedError {
+	err := r.admit.check(obj)
+	if err == nil {
+		return nil
+	}
+	if n, _ := r.admit.counts(); n == 1 {
+		r.log.Warn("reflector refused an object (further refusals are logged at debug level)", "reflector", r.opts.Name, "error", err)
+	} else {
+		r.log.Debug("reflector refused an object", "reflector", r.opts.Name, "error", err, "refused", n)
+	}
+	return err
 }
 
 // PermanentFailures returns how many calls in a row, up to now, failed with
@@ -391,6 +440,12 @@ func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Dur
 				if !ok {
 					return abandon(typeErr[T](ev.Object))
 				}
+				if err := r.admitted(obj); err != nil {
+					if obj.GetName() == "" {
+						return abandon(err)
+					}
+					continue
+				}
 				if ev.Type == watch.Added && index == nil {
 					s.initial = append(s.initial, r.prepareWatched(s, obj))
 					continue
@@ -430,11 +485,10 @@ func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Dur
 				}
 				items := s.initial
 				s.initial = nil
-				// The version first, so that whoever sees the sync (the
-				// sink's Replace) also sees its resourceVersion.
-				r.setRV(s.rv, false)
-				r.sink.Replace(items, s.rv)
+				// The version first, so that whoever sees the sync
+				// (WaitForSync) sees its resourceVersion too.
 				r.setRV(s.rv, true)
+				r.sink.Replace(items, s.rv)
 				s.relistFrom = s.rv
 				if compressedStream(s.w) {
 					// The server would gzip each later event on its
@@ -491,6 +545,9 @@ func (r *Reflector[T]) list(ctx context.Context, s *state[T], now time.Time) tim
 		}
 		relist := r.hasSynced()
 		for _, o := range page.Items {
+			if r.admitted(o) != nil {
+				continue
+			}
 			p := r.sink.Prepare(o)
 			if relist && any(p) == any(o) {
 				// A changed object from a relist page: move it out of the
@@ -513,9 +570,8 @@ func (r *Reflector[T]) list(ctx context.Context, s *state[T], now time.Time) tim
 			Continue:      page.Continue,
 		}
 	}
-	r.setRV(rv, false) // before Replace, as above
-	r.sink.Replace(items, rv)
 	r.setRV(rv, true)
+	r.sink.Replace(items, rv)
 	s.rv, s.relistFrom, s.phase = rv, rv, NeedWatch
 	return 0
 }
@@ -594,6 +650,13 @@ func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 				if !ok {
 					return end(typeErr[T](ev.Object))
 				}
+				if err := r.admitted(obj); err != nil {
+					if obj.GetName() == "" {
+						// Nothing could key it: the stream is broken.
+						return end(err)
+					}
+					continue
+				}
 				rv := obj.GetResourceVersion()
 				if notAfter(rv, s.rv) {
 					// A watch delivers events in increasing
@@ -613,8 +676,12 @@ func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 				default:
 					r.sink.Delete(obj)
 				}
-				s.rv = rv
-				r.setRV(rv, false)
+				if rv != "" {
+					// An object without a resourceVersion must not
+					// make the next watch start from "now".
+					s.rv = rv
+					r.setRV(rv, false)
+				}
 			case watch.Bookmark:
 				if m, ok := ev.Object.(metav1.Object); ok && m.GetResourceVersion() != "" && !notAfter(m.GetResourceVersion(), s.rv) {
 					s.rv = m.GetResourceVersion()
@@ -697,15 +764,53 @@ func isTooLarge(err error) bool {
 // watch opens a watch, passing the sink's hints when both sides take
 // them; shared reports whether the watch shares its objects' values
 // (codec.Hints.Share).
+//
+// A watch that has not opened within WatchOpenTimeout is abandoned: its
+// context is cancelled and the error wraps ErrWatchStalled.
 func (r *Reflector[T]) watch(ctx context.Context, opts metav1.ListOptions) (w watch.Interface, shared bool, err error) {
+	wctx, cancel := context.WithCancelCause(ctx)
+	timeout := r.opts.WatchOpenTimeout
+	timer := r.clock.AfterFunc(timeout, func() { cancel(errWatchOpenTimeout) })
 	if hw, ok := r.lw.(hintedWatcher); ok && r.hinting != nil {
 		hints := r.hinting.watchHints()
-		w, err = hw.WatchHinted(ctx, opts, hints)
-		return w, hints.Share != nil, err
+		w, err = hw.WatchHinted(wctx, opts, hints)
+		shared = hints.Share != nil
+	} else {
+		w, err = r.lw.Watch(wctx, opts)
 	}
-	w, err = r.lw.Watch(ctx, opts)
-	return w, false, err
+	timer.Stop()
+	if err == nil && w == nil {
+		err = errors.New("ListerWatcher returned neither a watch nor an error")
+	}
+	if err != nil {
+		if ctx.Err() == nil && errors.Is(context.Cause(wctx), errWatchOpenTimeout) {
+			err = fmt.Errorf("%w: not open after %s: %w", ErrWatchStalled, timeout, err)
+		}
+		cancel(nil)
+		return nil, false, err
+	}
+	return &openWatch{Interface: w, cancel: cancel}, shared, nil
 }
+
+// errWatchOpenTimeout is the cause of a watch context cancelled because
+// the watch did not open in time.
+var errWatchOpenTimeout = errors.New("watch did not open in time")
+
+// openWatch is a watch with the context it was opened with, cancelled when
+// it is stopped. It keeps the Err and Compressed of the watch it wraps.
+type openWatch struct {
+	watch.Interface
+	cancel context.CancelCauseFunc
+}
+
+func (w *openWatch) Stop() {
+	w.Interface.Stop()
+	w.cancel(nil)
+}
+
+func (w *openWatch) Err() error { return watchErr(w.Interface) }
+
+func (w *openWatch) Compressed() bool { return compressedStream(w.Interface) }
 
 // prepareWatched is Sink.Prepare for an object of the current watch.
 func (r *Reflector[T]) prepareWatched(s *state[T], obj T) T {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,9 @@ func TestBadInputsReturnTypedErrorsNamingFileAndField(t *testing.T) {
 		{"alias bomb amplifying a large string", aliasBomb, kubeconfig.Overrides{}, kubeconfig.ErrAliasBomb, ""},
 		{"billion laughs", laughs, kubeconfig.Overrides{}, kubeconfig.ErrAliasBomb, ""},
 		{"YAML syntax error", "clusters: [\n  - {name: x\n token: tok-SECRET-1", kubeconfig.Overrides{}, kubeconfig.ErrSyntax, ""},
+		{"flow mapping used as a key", "users:\n- name: u\n  user: {{token: tok-SECRET-1}: x}\n", kubeconfig.Overrides{}, kubeconfig.ErrSyntax, ""},
+		{"sequence used as a key", "users:\n- name: u\n  user: {[tok-SECRET-1, pw-SECRET-2]: x}\n", kubeconfig.Overrides{}, kubeconfig.ErrSyntax, ""},
+		{"flow mapping key with an alias", "a: &a {password: pw-SECRET-2}\nusers:\n- {*a : x}\n", kubeconfig.Overrides{}, kubeconfig.ErrSyntax, ""},
 		{"wrong type for a field", "clusters: {name: x}\nusers:\n- name: u\n  user: {token: [tok-SECRET-1]}\n", kubeconfig.Overrides{}, kubeconfig.ErrSyntax, ""},
 		{"base64 field that is not base64", kc(okCluster, "    client-key-data: \"!!tok-SECRET-1!!\"\n"), kubeconfig.Overrides{}, kubeconfig.ErrSyntax, ""},
 	}
@@ -161,10 +165,26 @@ func TestUnknownFieldsAreIgnored(t *testing.T) {
 }
 
 func TestUserStringRedactsSecrets(t *testing.T) {
-	u := &kubeconfig.User{Token: "tok-SECRET-1", Password: "pw-SECRET-2", ClientKeyData: []byte("KEYDATA")}
-	for _, s := range []string{fmt.Sprint(u), fmt.Sprintf("%+v", u), fmt.Sprintf("%#v", u)} {
-		if strings.Contains(s, "SECRET") || strings.Contains(s, "KEYDATA") {
+	u := &kubeconfig.User{Token: "tok-SECRET-1", Password: "pw-SECRET-2", ClientKeyData: []byte("KEYDATA"),
+		Exec: &kubeconfig.Exec{Command: "plugin", Env: []kubeconfig.ExecEnvVar{{Name: "AWS_SECRET_ACCESS_KEY", Value: "env-SECRET-3"}}}}
+	var logs strings.Builder
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	logger.Info("user", "pointer", u, "value", *u, "exec", u.Exec, "env", u.Exec.Env[0])
+	printed := []string{logs.String()}
+	for _, v := range []any{u, *u, u.Exec, *u.Exec, u.Exec.Env, map[string]kubeconfig.User{"u": *u}} {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+			printed = append(printed, fmt.Sprintf(verb, v))
+		}
+	}
+	for _, s := range printed {
+		if strings.Contains(s, "SECRET-") || strings.Contains(s, "KEYDATA") {
 			t.Errorf("leak: %s", s)
 		}
+	}
+	if s := fmt.Sprint((*kubeconfig.User)(nil)); s != "<nil>" {
+		t.Errorf("nil *User prints as %q", s)
+	}
+	if s := fmt.Sprintf("%+v", *u.Exec); !strings.Contains(s, "AWS_SECRET_ACCESS_KEY") {
+		t.Errorf("the variable's name is not shown: %s", s)
 	}
 }

@@ -3,6 +3,8 @@ package kubeconfig
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 )
 
 // File is a kubeconfig: named clusters, users and contexts, and the current
@@ -82,15 +84,23 @@ type User struct {
 	Origin string `json:"-"`
 }
 
-func (u *User) String() string {
-	if u == nil {
-		return "<nil>"
-	}
+// String describes u without its secrets (token, password, key data,
+// exec environment values). It has a value receiver, so a User printed as
+// a value is redacted as well as a *User (fmt prints a nil *User as
+// "<nil>").
+func (u User) String() string {
 	return fmt.Sprintf("kubeconfig.User{ClientCertificate: %q, ClientKey: %q, TokenFile: %q, Username: %q, Impersonate: %q, Exec: %v, secrets: <redacted>}",
 		u.ClientCertificate, u.ClientKey, u.TokenFile, u.Username, u.Impersonate, u.Exec != nil)
 }
 
-func (u *User) GoString() string { return u.String() }
+// GoString is like String.
+func (u User) GoString() string { return u.String() }
+
+// Format makes every fmt verb (%v, %+v, %#v, %s, %q …) print String.
+func (u User) Format(f fmt.State, verb rune) { _, _ = io.WriteString(f, u.String()) }
+
+// LogValue makes log/slog print String.
+func (u User) LogValue() slog.Value { return slog.StringValue(u.String()) }
 
 // Exec is a user's exec credential plugin section.
 type Exec struct {
@@ -103,11 +113,25 @@ type Exec struct {
 	InteractiveMode    string       `json:"interactiveMode,omitempty"`
 }
 
-// ExecEnvVar is one environment variable of an exec plugin.
+// ExecEnvVar is one environment variable of an exec plugin. Its Value may
+// be a secret (a cloud access key): printing an ExecEnvVar with fmt or
+// log/slog shows its Name only.
 type ExecEnvVar struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
+
+// String shows the variable's name, not its value.
+func (e ExecEnvVar) String() string { return fmt.Sprintf("{Name: %q, Value: <redacted>}", e.Name) }
+
+// GoString is like String.
+func (e ExecEnvVar) GoString() string { return e.String() }
+
+// Format makes every fmt verb print String.
+func (e ExecEnvVar) Format(f fmt.State, verb rune) { _, _ = io.WriteString(f, e.String()) }
+
+// LogValue makes log/slog print String.
+func (e ExecEnvVar) LogValue() slog.Value { return slog.StringValue(e.String()) }
 
 // Context ties a cluster, a user and a default namespace together.
 type Context struct {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	yamlv2 "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
@@ -85,10 +86,51 @@ func Parse(data []byte, origin string) (*File, error) {
 	return f, nil
 }
 
-// cleanYAMLError returns the parser's message. The YAML and JSON decoders
-// report positions and types, not values, so no secret is quoted.
+// cleanYAMLError returns the parser's message without any value from the
+// document: the YAML parser quotes a mapping used as a key in full (a
+// flow mapping such as "{token: …}: x" would put a token in the error),
+// the YAML-to-JSON step quotes unsupported keys and values, type errors
+// quote scalars between backticks, and anchor names come in single quotes.
+// Positions, types and single quoted characters are kept.
 func cleanYAMLError(err error) string {
-	return strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+	for _, marker := range []string{"invalid map key", "unsupported map key"} {
+		if i := strings.Index(msg, marker); i >= 0 {
+			msg = msg[:i] + marker + " (a mapping, sequence or other value that cannot be a key)"
+		}
+	}
+	msg = dropQuoted(msg, '`', 0)
+	msg = dropQuoted(msg, '"', 0)
+	return dropQuoted(msg, '\'', utf8.UTFMax)
+}
+
+// dropQuoted replaces the text between each pair of q with "…", unless it
+// is at most keep bytes long.
+func dropQuoted(s string, q byte, keep int) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, q)
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], q)
+		if j < 0 {
+			if len(s)-i-1 > keep {
+				s = s[:i+1] + "…"
+			}
+			break
+		}
+		b.WriteString(s[:i+1])
+		if quoted := s[i+1 : i+1+j]; len(quoted) <= keep {
+			b.WriteString(quoted)
+		} else {
+			b.WriteString("…")
+		}
+		b.WriteByte(q)
+		s = s[i+1+j+1:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // checkAliases decodes data with alias expansion and measures the result,

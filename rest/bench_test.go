@@ -3,6 +3,7 @@ package rest
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -76,3 +77,20 @@ func benchmarkDecodePodList(b *testing.B, mt string) {
 // Pods from each wire format.
 func BenchmarkDecodePodList500JSON(b *testing.B)     { benchmarkDecodePodList(b, mediaJSON) }
 func BenchmarkDecodePodList500Protobuf(b *testing.B) { benchmarkDecodePodList(b, mediaProtobuf) }
+
+// BenchmarkDoSmallGet measures the client's own cost per request: one
+// small GET answered by a loopback server, sent, read and closed.
+func BenchmarkDoSmallGet(b *testing.B) {
+	body := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"a","resourceVersion":"1"}}`)
+	srv := newServer(b, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", mediaJSON)
+		w.Write(body)
+	})
+	c, _ := newTestClient(b, srv, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Get().Namespace("a").Resource("configmaps").Name("x").DoRaw(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

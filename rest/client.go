@@ -41,11 +41,20 @@ type Client struct {
 	maxRetries  int
 	maxAfter    time.Duration
 	maxFrame    int
-	limiter     RateLimiter
-	warnings    WarningHandler
-	agent       string
-	logger      *slog.Logger
-	clock       clock.Clock
+	retryWait   time.Duration
+	maxBody     int64
+	gzipRatio   int64 // <= 0: unchecked
+	noGzip      bool
+	// headerTimeout bounds the wait for response headers; <= 0: none.
+	headerTimeout time.Duration
+	// static are the Config's own credentials, redacted from what the
+	// server sends back (see secrets).
+	static   []string
+	agent    string
+	limiter  RateLimiter
+	warnings WarningHandler
+	logger   *slog.Logger
+	clock    clock.Clock
 
 	protoGVs sync.Map // schema.GroupVersion → bool
 	kinds    sync.Map // reflect.Type → []protoKind
@@ -67,7 +76,7 @@ func NewClient(cfg *Config) (*Client, error) {
 	clk := clock.Or(cfg.Clock)
 	logger := defaultlog.Or(cfg.Logger)
 
-	var rt http.RoundTripper = baseRT
+	var rt http.RoundTripper = authRecorder{next: baseRT}
 	host := base.Host
 	switch {
 	case cfg.Auth != nil:
@@ -114,27 +123,46 @@ func NewClient(cfg *Config) (*Client, error) {
 		maxRetries = 0
 	}
 	c := &Client{
-		base:        base,
-		http:        &http.Client{Transport: rt, CheckRedirect: checkRedirect},
-		scheme:      s,
-		json:        json.NewSerializerWithOptions(json.DefaultMetaFactory, s, s, json.SerializerOptions{}),
-		proto:       protobuf.NewSerializer(s, s),
-		params:      runtime.NewParameterCodec(s),
-		contentType: cfg.ContentType,
-		timeout:     cfg.Timeout,
-		maxRetries:  maxRetries,
-		maxAfter:    orDefault(cfg.MaxRetryAfter, defaultMaxRetryAfter),
-		maxFrame:    orDefault(cfg.MaxFrameBytes, defaultMaxFrameBytes),
-		limiter:     cfg.RateLimiter,
-		logger:      logger,
-		clock:       clk,
-		warnings:    cfg.WarningHandler,
-		agent:       agent,
+		base:          base,
+		http:          &http.Client{Transport: rt, CheckRedirect: checkRedirect},
+		scheme:        s,
+		json:          json.NewSerializerWithOptions(json.DefaultMetaFactory, s, s, json.SerializerOptions{}),
+		proto:         protobuf.NewSerializer(s, s),
+		params:        runtime.NewParameterCodec(s),
+		contentType:   cfg.ContentType,
+		timeout:       cfg.Timeout,
+		maxRetries:    maxRetries,
+		maxAfter:      orDefault(cfg.MaxRetryAfter, defaultMaxRetryAfter),
+		maxFrame:      orDefault(cfg.MaxFrameBytes, defaultMaxFrameBytes),
+		retryWait:     orDefault(cfg.MaxRetryWait, defaultMaxRetryWait),
+		maxBody:       orDefault(cfg.MaxResponseBytes, defaultMaxResponseBytes),
+		gzipRatio:     int64(orDefault(cfg.MaxGzipRatio, defaultMaxGzipRatio)),
+		noGzip:        cfg.DisableCompression,
+		headerTimeout: orDefault(cfg.ResponseHeaderTimeout, defaultResponseHeaderTimeout),
+		static:        staticSecrets(cfg),
+		limiter:       cfg.RateLimiter,
+		logger:        logger,
+		clock:         clk,
+		warnings:      cfg.WarningHandler,
+		agent:         agent,
 	}
 	if c.warnings == nil {
 		c.warnings = &logOnce{logger: logger}
 	}
 	return c, nil
+}
+
+// staticSecrets lists the credentials cfg holds in readable form.
+func staticSecrets(cfg *Config) []string {
+	var out []string
+	if cfg.BearerToken != "" {
+		out = append(out, cfg.BearerToken)
+	}
+	if cfg.Password != "" {
+		out = append(out, cfg.Password)
+		out = append(out, newBasicRT("", cfg.Username, cfg.Password, nil).header)
+	}
+	return out
 }
 
 // Scheme returns the type registry the client decodes with. It must not be

@@ -66,7 +66,9 @@ type Config struct {
 	UserAgent string
 
 	// Timeout bounds each request that is not a watch or stream, from start to
-	// the end of the body. Zero means no timeout beyond the request's context.
+	// the end of the body. Zero means no timeout beyond the request's context
+	// (ResponseHeaderTimeout still bounds the wait for an answer, and
+	// MaxResponseBytes its size).
 	Timeout time.Duration
 
 	// ContentType chooses the wire format. The zero value (ContentTypeAuto)
@@ -132,9 +134,45 @@ type Config struct {
 	// means 30s.
 	MaxRetryAfter time.Duration
 
+	// MaxRetryWait bounds the total time one call spends waiting between
+	// retries (the sum of its Retry-After waits); a retry that would pass
+	// it is not made and the last response is returned. Zero means one
+	// minute.
+	MaxRetryWait time.Duration
+
 	// MaxFrameBytes bounds the size of one watch event on the wire. A
 	// larger frame ends the watch with ErrFrameTooLarge. Zero means 16 MiB.
+	// Memory for a frame grows as its bytes arrive, so a frame that only
+	// claims a large size costs nothing until it is sent.
 	MaxFrameBytes int
+
+	// MaxResponseBytes bounds the body of a response that is read whole
+	// (Do, DoRaw: GET, LIST, writes), counted after decompression. A larger
+	// body fails the call with a *LimitError naming MaxResponseBytes. Zero
+	// means 512 MiB: a LIST page of 500 objects (the informers' page size)
+	// is a few MiB in practice, and reaches hundreds of MiB only if most of
+	// its objects near etcd's 1.5 MiB limit on one object; raise it for
+	// larger pages of large objects. Stream and Watch are not bounded by
+	// it (watch events are bounded one by one by MaxFrameBytes).
+	MaxResponseBytes int64
+
+	// MaxGzipRatio bounds how many times a gzip-compressed response body
+	// may expand (decompressed bytes over compressed bytes, checked once
+	// the body has passed 1 MiB decompressed), so that a small
+	// "gzip bomb" cannot fill memory. A body that expands more fails with
+	// a *LimitError naming MaxGzipRatio. Zero means 200 (API objects
+	// compress about 5 to 30 times); a negative value disables the check.
+	MaxGzipRatio int
+
+	// ResponseHeaderTimeout bounds the wait for the response headers of
+	// every request, watches and streams included (the body is not bounded
+	// by it). A request whose headers do not come in time fails with a
+	// *TransportError wrapping a *LimitError naming ResponseHeaderTimeout.
+	// Zero means two minutes: kube-apiserver answers every request that is
+	// not a watch within its own one-minute request timeout, and starts a
+	// watch's response at once. A negative value disables it. It is timed
+	// on the wall clock, not Clock.
+	ResponseHeaderTimeout time.Duration
 
 	// Clock tells the time (token file age) and times the waits between
 	// retries. Nil means the wall clock.

@@ -127,6 +127,10 @@ func (c *Config) validate() (*url.URL, error) {
 		return nil, configErr("MaxFrameBytes", "negative")
 	case c.MaxRetryAfter < 0:
 		return nil, configErr("MaxRetryAfter", "negative")
+	case c.MaxRetryWait < 0:
+		return nil, configErr("MaxRetryWait", "negative")
+	case c.MaxResponseBytes < 0:
+		return nil, configErr("MaxResponseBytes", "negative")
 	}
 	if c.ContentType < ContentTypeAuto || c.ContentType > ContentTypeProtobuf {
 		return nil, configErr("ContentType", fmt.Sprintf("unknown value %d", int(c.ContentType)))

@@ -170,6 +170,8 @@ func baseTransport(t *testing.T, c *Client) http.RoundTripper {
 			rt = x.next
 		case *impersonateRT:
 			rt = x.next
+		case authRecorder:
+			rt = x.next
 		case *http.Transport:
 			return x
 		default:

@@ -89,15 +89,46 @@
 // such as a context error or a [*RedirectError]); undecodable bodies are
 // [*DecodeError].
 //
+// A Status whose code disagrees with the response (a 404 carrying code 200
+// or "Success", a code of 999 or -1) takes the HTTP status as its code and
+// is a Failure, and an empty message is filled in, so the error always
+// means what the response did and Error() is never "". A body that is not
+// a Status is quoted as a short excerpt of one line of text, never as
+// binary bytes.
+//
 // Warning headers go to Config.WarningHandler; by default each distinct
 // message is logged once.
+//
+// # A hostile or broken server
+//
+// The client never trusts the server with its memory, its time or its
+// secrets:
+//
+//   - a body read whole (Do, DoRaw) is bounded by Config.MaxResponseBytes
+//     and a gzip body by Config.MaxGzipRatio (the client asks for gzip
+//     itself and decompresses as it reads); a watch event by
+//     Config.MaxFrameBytes, its memory growing only as its bytes arrive.
+//     Each is a [*LimitError] naming the Config field;
+//   - every request, watches included, waits at most
+//     Config.ResponseHeaderTimeout for response headers (two minutes
+//     unless set), so a request without a deadline cannot wait forever for
+//     a server that never answers;
+//   - credentials the client holds or sent (its bearer token or password,
+//     and the Authorization header of each attempt, which covers token
+//     files and exec plugins) are replaced by "<redacted>" in error
+//     messages, Warning headers and watch ERROR events before they reach
+//     an error, a WarningHandler or a log;
+//   - an ADDED, MODIFIED or DELETED watch event whose object has no name
+//     (null or {}) ends the watch with a [*DecodeError] wrapping
+//     [ErrInvalidObject].
 //
 // # Retries and throttling
 //
 // A 429 is retried whenever the request can be sent again (it was not
 // processed), and a 5xx with Retry-After for GET, HEAD and watch requests,
 // waiting as Retry-After asks (capped by Config.MaxRetryAfter) up to
-// Config.MaxRetries times; the wait ends early with the context. There is no
+// Config.MaxRetries times and at most Config.MaxRetryWait in all (one
+// minute unless set); the wait ends early with the context. There is no
 // client-side throttling unless Config.RateLimiter is set.
 //
 // # Watches

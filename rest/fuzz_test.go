@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -110,17 +111,35 @@ func FuzzStatusBody(f *testing.F) {
 	f.Add(500, "text/html", []byte("<html>boom</html>"))
 	f.Add(429, "", []byte{})
 	f.Add(409, mediaJSON, []byte(`{"kind":"Status","code":"x"}`))
+	f.Add(404, mediaJSON, []byte(`{"kind":"Status","status":"Success","code":200}`))
+	f.Add(502, "text/plain", []byte("Authorization: Bearer fuzz-SECRET-token\x00\x00"))
 	f.Fuzz(func(t *testing.T, code int, ct string, body []byte) {
 		if code < 300 || code > 599 {
 			code = 300 + (code%300+300)%300
 		}
 		h := http.Header{"Retry-After": {"1"}}
-		err := testCodecClient.statusError(code, ct, h, body, errorTarget{verb: "GET"})
-		if err == nil || err.ErrStatus.Code == 0 {
+		sec := &secrets{}
+		sec.add("fuzz-SECRET-token")
+		err := testCodecClient.statusError(code, ct, h, body, errorTarget{verb: "GET"}, sec)
+		if err == nil || err.ErrStatus.Code == 0 || err.Error() == "" {
 			t.Fatalf("statusError(%d) = %v", code, err)
 		}
-		_ = err.Error()
+		if code >= 400 && (err.ErrStatus.Code != int32(code) || err.ErrStatus.Status != metav1.StatusFailure) {
+			t.Fatalf("statusError(%d): code %d, status %q", code, err.ErrStatus.Code, err.ErrStatus.Status)
+		}
+		if strings.Contains(err.Error(), "fuzz-SECRET-token") {
+			t.Fatalf("statusError quotes a credential: %v", err)
+		}
+		if mediaType(ct, body) != mediaProtobuf && len(err.ErrStatus.Message) > 4*maxMessageBody && !isStatusBody(body) {
+			t.Fatalf("statusError quotes %d bytes of a body that is no Status", len(err.ErrStatus.Message))
+		}
 		// Decoding arbitrary bodies as objects must not panic either.
 		_ = testCodecClient.decode(body, ct, &corev1.ConfigMap{})
 	})
+}
+
+// isStatusBody reports whether body holds a JSON Status (whose message is
+// quoted whole).
+func isStatusBody(body []byte) bool {
+	return bytes.Contains(body, []byte(`"Status"`))
 }

@@ -51,6 +51,10 @@ type Request struct {
 
 	hints codec.Hints // Watch only
 
+	// secrets are the credentials the request sent, to redact from what
+	// the server sends back; set by send.
+	secrets *secrets
+
 	err error
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -18,6 +19,7 @@ type Result struct {
 	statusCode  int
 	contentType string
 	warnings    []Warning
+	secrets     *secrets // redacted from a Status decoded by Into
 	err         error
 }
 
@@ -43,13 +45,14 @@ func (r *Request) Do(ctx context.Context) Result {
 		c:           r.c,
 		statusCode:  resp.StatusCode,
 		contentType: resp.Header.Get("Content-Type"),
-		warnings:    r.c.handleWarnings(resp.Header),
+		warnings:    r.c.handleWarnings(resp.Header, r.secrets),
+		secrets:     r.secrets,
 	}
 	if !success(resp.StatusCode) {
 		res.err = r.errorFromResponse(resp)
 		return res
 	}
-	res.body, res.err = readBody(resp, 0)
+	res.body, res.err = r.c.readBody(resp)
 	return res
 }
 
@@ -70,17 +73,12 @@ func (r *Request) Stream(ctx context.Context) (io.ReadCloser, error) {
 		cancel()
 		return nil, err
 	}
-	r.c.handleWarnings(resp.Header)
+	r.c.handleWarnings(resp.Header, r.secrets)
 	if !success(resp.StatusCode) {
 		defer cancel()
 		return nil, r.errorFromResponse(resp)
 	}
-	body, err := responseBody(resp)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	return &cancelOnClose{ReadCloser: body, cancel: cancel}, nil
+	return &cancelOnClose{ReadCloser: r.c.responseBody(resp), cancel: cancel}, nil
 }
 
 type cancelOnClose struct {
@@ -109,7 +107,11 @@ func (r Result) Into(obj runtime.Object) error {
 	if len(r.body) == 0 {
 		return ErrEmptyBody
 	}
-	return r.c.decode(r.body, r.contentType, obj)
+	err := r.c.decode(r.body, r.contentType, obj)
+	if se, ok := err.(*apierrors.StatusError); ok {
+		r.secrets.redactStatus(&se.ErrStatus)
+	}
+	return err
 }
 
 // Raw returns the response body and the request's error.

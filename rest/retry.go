@@ -17,7 +17,8 @@ const defaultTooManyRequestsDelay = time.Second
 //   - A 5xx with Retry-After is retried only for idempotent requests (GET,
 //     HEAD, watch start): the server may have acted on anything else.
 //
-// The wait is capped at the client's MaxRetryAfter.
+// The wait is capped at the client's MaxRetryAfter; send also stops
+// retrying once the waits of one call would pass MaxRetryWait.
 func (c *Client) retryDelay(resp *http.Response, idempotent, replayable bool, now time.Time) (time.Duration, bool) {
 	after, hasAfter := parseRetryAfter(resp.Header.Get("Retry-After"), now)
 	switch {

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -66,39 +66,86 @@ func (r *Request) send(ctx context.Context, watch bool) (*http.Response, error) 
 	target := u.String()
 	shown := *u
 	shown.RawQuery = ""
+	r.secrets = r.c.newSecrets()
+	ctx = withSecrets(ctx, r.secrets)
 
+	var waited time.Duration
 	for attempt := 0; ; attempt++ {
 		if r.c.limiter != nil {
 			if err := r.c.limiter.Wait(ctx); err != nil {
 				return nil, &TransportError{Method: r.verb, URL: shown.String(), Err: fmt.Errorf("waiting for the rate limiter: %w", err)}
 			}
 		}
-		req, err := http.NewRequestWithContext(ctx, r.verb, target, eb.newReader())
+		resp, err := r.attempt(ctx, target, accept, eb)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
-		}
-		req.Header.Set("Accept", accept)
-		if eb.contentType != "" && (eb.data != nil || eb.reader != nil) {
-			req.Header.Set("Content-Type", eb.contentType)
-		}
-		for k, v := range r.headers {
-			req.Header[k] = append([]string(nil), v...)
-		}
-		resp, err := r.c.http.Do(req)
-		if err != nil {
-			return nil, &TransportError{Method: r.verb, URL: shown.String(), Err: unwrapURLError(err)}
+			return nil, &TransportError{Method: r.verb, URL: shown.String(), Err: err}
 		}
 		if attempt < r.c.maxRetries {
-			if delay, ok := r.c.retryDelay(resp, idempotent, replayable, r.c.clock.Now()); ok {
+			if delay, ok := r.c.retryDelay(resp, idempotent, replayable, r.c.clock.Now()); ok && waited+delay <= r.c.retryWait {
 				drain(resp.Body)
 				if err := clock.Sleep(ctx, r.c.clock, delay); err != nil {
 					return nil, &TransportError{Method: r.verb, URL: shown.String(), Err: err}
 				}
+				waited += delay
 				continue
 			}
 		}
 		return resp, nil
 	}
+}
+
+// attempt sends the request once. The wait for the response headers is
+// bounded by the client's header timeout; the context it adds lives until
+// the response body is closed.
+func (r *Request) attempt(ctx context.Context, target, accept string, eb encodedBody) (*http.Response, error) {
+	actx, cancel := context.WithCancelCause(ctx)
+	req, err := http.NewRequestWithContext(actx, r.verb, target, eb.newReader())
+	if err != nil {
+		cancel(nil)
+		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+	}
+	req.Header.Set("Accept", accept)
+	if eb.contentType != "" && (eb.data != nil || eb.reader != nil) {
+		req.Header.Set("Content-Type", eb.contentType)
+	}
+	if !r.c.noGzip && r.verb != http.MethodHead {
+		// Asked for here rather than by the transport, which would
+		// decompress without a bound: responseBody decompresses and
+		// checks the ratio.
+		req.Header.Set("Accept-Encoding", "gzip")
+	}
+	for k, v := range r.headers {
+		req.Header[k] = append([]string(nil), v...)
+	}
+	// settled is set by whichever comes first: the headers or the
+	// timeout. A timeout that fired fails the attempt even if the headers
+	// came just after, since it cancelled the body's context.
+	var settled atomic.Bool
+	var timeout *LimitError
+	if d := r.c.headerTimeout; d > 0 {
+		timeout = &LimitError{Limit: LimitResponseHeaderTimeout, Max: int64(d)}
+		timer := time.AfterFunc(d, func() {
+			if settled.CompareAndSwap(false, true) {
+				cancel(timeout)
+			}
+		})
+		defer timer.Stop()
+	}
+	resp, err := r.c.http.Do(req)
+	timedOut := !settled.CompareAndSwap(false, true)
+	switch {
+	case timedOut && (err == nil || ctx.Err() == nil):
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		cancel(nil)
+		return nil, timeout
+	case err != nil:
+		cancel(nil)
+		return nil, unwrapURLError(err)
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: func() { cancel(nil) }}
+	return resp, nil
 }
 
 // unwrapURLError drops the *url.Error layer, whose message repeats the URL
@@ -122,20 +169,17 @@ func stillGzipped(resp *http.Response) bool {
 }
 
 // responseBody returns the response body, gunzipping it when the transport
-// did not.
-func responseBody(resp *http.Response) (io.ReadCloser, error) {
+// did not (the client asks for gzip itself, so the transport never does),
+// with the client's MaxGzipRatio checked as it is read. It never waits for
+// body bytes: the gzip header is read at the first Read.
+func (c *Client) responseBody(resp *http.Response) io.ReadCloser {
 	if !stillGzipped(resp) {
-		return resp.Body, nil
-	}
-	zr, err := gzip.NewReader(resp.Body)
-	if err != nil {
-		_ = resp.Body.Close()
-		return nil, &DecodeError{ContentType: "gzip", Err: err}
+		return resp.Body
 	}
 	return struct {
 		io.Reader
 		io.Closer
-	}{zr, resp.Body}, nil
+	}{&gunzipReader{raw: countingReader{r: resp.Body}, ratio: c.gzipRatio}, resp.Body}
 }
 
 func (r *Request) target() errorTarget {
@@ -144,25 +188,25 @@ func (r *Request) target() errorTarget {
 
 // errorFromResponse reads a bounded part of a non-2xx body and converts it.
 func (r *Request) errorFromResponse(resp *http.Response) error {
-	body, _ := readBody(resp, maxErrorBody)
-	return r.c.statusError(resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header, body, r.target())
+	rc := r.c.responseBody(resp)
+	body, _ := io.ReadAll(io.LimitReader(rc, maxErrorBody))
+	_ = rc.Close()
+	return r.c.statusError(resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header, body, r.target(), r.secrets)
 }
 
-// readBody reads the (decompressed) body, at most limit bytes when limit >
-// 0, and closes it.
-func readBody(resp *http.Response, limit int64) ([]byte, error) {
-	rc, err := responseBody(resp)
-	if err != nil {
-		return nil, err
-	}
+// readBody reads the whole (decompressed) body, at most the client's
+// MaxResponseBytes, and closes it.
+func (c *Client) readBody(resp *http.Response) ([]byte, error) {
+	rc := c.responseBody(resp)
 	defer rc.Close()
-	var rd io.Reader = rc
-	if limit > 0 {
-		rd = io.LimitReader(rc, limit)
-	}
-	b, err := io.ReadAll(rd)
+	b, err := readAllLimited(rc, c.maxBody)
 	if err != nil {
-		return b, fmt.Errorf("rest: reading response body: %w", err)
+		var le *LimitError
+		var de *DecodeError
+		if errors.As(err, &le) || errors.As(err, &de) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("rest: reading response body: %w", err)
 	}
 	return b, nil
 }

@@ -49,7 +49,8 @@ func (l *logOnce) HandleWarning(code int, agent, text string) {
 
 // handleWarnings parses the Warning headers of h, hands each to the
 // client's handler and returns them.
-func (c *Client) handleWarnings(h http.Header) []Warning {
+// Credentials in their texts (sec) are redacted first.
+func (c *Client) handleWarnings(h http.Header, sec *secrets) []Warning {
 	vals := h.Values("Warning")
 	if len(vals) == 0 {
 		return nil
@@ -57,8 +58,9 @@ func (c *Client) handleWarnings(h http.Header) []Warning {
 	parsed, _ := utilnet.ParseWarningHeaders(vals)
 	out := make([]Warning, 0, len(parsed))
 	for _, w := range parsed {
-		c.warnings.HandleWarning(w.Code, w.Agent, w.Text)
-		out = append(out, Warning{Code: w.Code, Agent: w.Agent, Text: w.Text})
+		text, agent := sec.redact(w.Text), sec.redact(w.Agent)
+		c.warnings.HandleWarning(w.Code, agent, text)
+		out = append(out, Warning{Code: w.Code, Agent: agent, Text: text})
 	}
 	return out
 }

@@ -46,9 +46,11 @@ var _ watch.Interface = (*WatchStream)(nil)
 // the whole watch; Config.Timeout does not apply. A non-2xx answer is
 // returned as an *apierrors.StatusError.
 //
-// Events of type ERROR carry a *metav1.Status; the stream ends after one,
-// with Err returning it as an *apierrors.StatusError. A malformed, oversized
-// or unknown event ends the stream with a *DecodeError; no partial object is
+// Events of type ERROR carry a *metav1.Status (credentials the request sent
+// redacted from its texts); the stream ends after one, with Err returning it
+// as an *apierrors.StatusError. A malformed, oversized or unknown event, or
+// an ADDED, MODIFIED or DELETED event whose object has no name (a null or
+// empty object), ends the stream with a *DecodeError; no partial object is
 // ever delivered.
 func (r *Request) Watch(ctx context.Context, newObject func() runtime.Object) (*WatchStream, error) {
 	wctx, cancel := withTimeout(ctx, r.timeout)
@@ -57,18 +59,14 @@ func (r *Request) Watch(ctx context.Context, newObject func() runtime.Object) (*
 		cancel()
 		return nil, err
 	}
-	r.c.handleWarnings(resp.Header)
+	r.c.handleWarnings(resp.Header, r.secrets)
 	if !success(resp.StatusCode) {
 		defer cancel()
 		return nil, r.errorFromResponse(resp)
 	}
 	mt := mediaType(resp.Header.Get("Content-Type"), nil)
 	compressed := isCompressed(resp)
-	body, err := responseBody(resp)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
+	body := r.c.responseBody(resp)
 	var frames frameReader
 	switch {
 	case mt == mediaProtobuf:
@@ -90,7 +88,7 @@ func (r *Request) Watch(ctx context.Context, newObject func() runtime.Object) (*
 
 		compressed: compressed,
 	}
-	eo := eventOptions{newObject: newObject, events: codec.NewEvents(r.hints)}
+	eo := eventOptions{newObject: newObject, events: codec.NewEvents(r.hints), secrets: r.secrets}
 	go w.run(r.c, mt, frames, eo)
 	return w, nil
 }
@@ -152,6 +150,7 @@ func (w *WatchStream) Err() error {
 type eventOptions struct {
 	newObject func() runtime.Object // nil: by the scheme
 	events    *codec.Events         // nil: no hints
+	secrets   *secrets              // redacted from ERROR events
 }
 
 func (w *WatchStream) run(c *Client, mt string, frames frameReader, eo eventOptions) {
@@ -173,7 +172,9 @@ func (w *WatchStream) run(c *Client, mt string, frames frameReader, eo eventOpti
 		if ev.Type == watch.Error {
 			// Recorded before delivery, so a consumer that stops the
 			// watch on seeing the event still finds the cause in Err.
-			w.setErr(statusErrorFrom(ev.Object.(*metav1.Status), 0))
+			st := ev.Object.(*metav1.Status)
+			eo.secrets.redactStatus(st)
+			w.setErr(statusErrorFrom(st, 0))
 			select {
 			case w.ch <- ev:
 			case <-w.ctx.Done():
@@ -255,6 +256,13 @@ func (c *Client) decodeEvent(mt, typ string, raw []byte, eo eventOptions) (watch
 	obj, err := c.decodeObject(mt, raw, eo.newObject, share)
 	if err != nil {
 		return watch.Event{}, err
+	}
+	if et != watch.Bookmark {
+		if n, ok := obj.(interface{ GetName() string }); ok && n.GetName() == "" {
+			// A null or empty object decodes as an empty one; nothing
+			// could key it, and a consumer would take it for real.
+			return watch.Event{}, &DecodeError{ContentType: mt, Err: fmt.Errorf("%w: %s event object has no name", ErrInvalidObject, et)}
+		}
 	}
 	return watch.Event{Type: et, Object: obj}, nil
 }

@@ -20,6 +20,10 @@ var (
 	// ErrUnknownEventType is wrapped in the error of a watch that received
 	// an event type other than ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.
 	ErrUnknownEventType = errors.New("unknown watch event type")
+	// ErrInvalidObject is wrapped in the error of a watch that received an
+	// ADDED, MODIFIED or DELETED event whose object has no name (null or
+	// empty).
+	ErrInvalidObject = errors.New("invalid watch event object")
 )
 
 // frameReader yields the raw watch events of a stream, one at a time. next
@@ -116,11 +120,8 @@ func (f *protoFrames) next() (string, []byte, error) {
 	if uint64(size) > uint64(f.max) {
 		return "", nil, &DecodeError{ContentType: mediaProtobuf, Err: fmt.Errorf("%w: %d bytes, limit %d", ErrFrameTooLarge, size, f.max)}
 	}
-	if cap(f.buf) < int(size) {
-		f.buf = make([]byte, size)
-	}
-	frame := f.buf[:size]
-	if _, err := io.ReadFull(f.r, frame); err != nil {
+	frame, err := f.read(int(size))
+	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
@@ -133,6 +134,37 @@ func (f *protoFrames) next() (string, []byte, error) {
 	// raw aliases f.buf: it is valid until the next call, which is all the
 	// decoder needs (decoding copies what it keeps).
 	return typ, raw, nil
+}
+
+// frameGrowStep is the most a frame's buffer grows ahead of the bytes
+// that arrived: a header claiming a large frame costs memory only as the
+// frame's bytes come.
+const frameGrowStep = 1 << 20
+
+// read reads a frame of size bytes into f.buf, growing it as the bytes
+// arrive.
+func (f *protoFrames) read(size int) ([]byte, error) {
+	if cap(f.buf) >= size {
+		frame := f.buf[:size]
+		_, err := io.ReadFull(f.r, frame)
+		return frame, err
+	}
+	buf := f.buf[:0]
+	for len(buf) < size {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(size, max(2*cap(buf), len(buf)+frameGrowStep)))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := io.ReadFull(f.r, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			f.buf = buf
+			return nil, err
+		}
+	}
+	f.buf = buf
+	return buf, nil
 }
 
 func (f *protoFrames) readErr(err error) error {

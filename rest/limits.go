@@ -1,0 +1,124 @@
+package rest
+
+import (
+	"compress/flate"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+const (
+	defaultMaxResponseBytes      = 512 << 20
+	defaultMaxGzipRatio          = 200
+	defaultResponseHeaderTimeout = 2 * time.Minute
+	defaultMaxRetryWait          = time.Minute
+
+	// gzipRatioFloor is how many decompressed bytes a body may reach before
+	// MaxGzipRatio is checked: small bodies of repeated text compress far
+	// better than lists of objects, and cost nothing.
+	gzipRatioFloor = 1 << 20
+)
+
+// Names of the limits a *LimitError reports: the Config fields that set them.
+const (
+	LimitResponseBytes         = "MaxResponseBytes"
+	LimitGzipRatio             = "MaxGzipRatio"
+	LimitResponseHeaderTimeout = "ResponseHeaderTimeout"
+)
+
+// ErrLimitExceeded is wrapped by every *LimitError.
+var ErrLimitExceeded = errors.New("rest: response exceeds a configured limit")
+
+// LimitError reports a response that broke one of the Config's limits.
+// Limit is the name of the Config field that sets it (one of the Limit…
+// constants) and Max its value in effect: bytes for MaxResponseBytes, a
+// ratio for MaxGzipRatio, nanoseconds for ResponseHeaderTimeout. It wraps
+// ErrLimitExceeded. A LimitError of ResponseHeaderTimeout comes wrapped in
+// a *TransportError; the others come as they are (or in a watch's Err).
+type LimitError struct {
+	Limit string
+	Max   int64
+}
+
+func (e *LimitError) Error() string {
+	switch e.Limit {
+	case LimitResponseHeaderTimeout:
+		return fmt.Sprintf("rest: no response headers within %s (Config.%s)", time.Duration(e.Max), e.Limit)
+	case LimitGzipRatio:
+		return fmt.Sprintf("rest: gzip response body expands more than %d times (Config.%s)", e.Max, e.Limit)
+	}
+	return fmt.Sprintf("rest: response body larger than %d bytes (Config.%s)", e.Max, e.Limit)
+}
+
+// Unwrap returns ErrLimitExceeded.
+func (e *LimitError) Unwrap() error { return ErrLimitExceeded }
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// gunzipReader decompresses a gzip body, opening the gzip stream at the
+// first Read (so that opening a response never waits for body bytes: a
+// compressed watch may send its first bytes much later), and fails once
+// the output outgrows ratio times the input (past gzipRatioFloor).
+type gunzipReader struct {
+	raw   countingReader
+	zr    *gzip.Reader
+	out   int64
+	ratio int64 // <= 0: unchecked
+	err   error // sticky
+}
+
+func (g *gunzipReader) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	if g.zr == nil {
+		zr, err := gzip.NewReader(&g.raw)
+		if err != nil {
+			g.err = gzipErr(err) // io.EOF: an empty body
+			return 0, g.err
+		}
+		g.zr = zr
+	}
+	n, err := g.zr.Read(p)
+	g.out += int64(n)
+	if g.ratio > 0 && g.out > gzipRatioFloor && g.out > g.ratio*g.raw.n {
+		g.err = &LimitError{Limit: LimitGzipRatio, Max: g.ratio}
+		return n, g.err
+	}
+	return n, gzipErr(err)
+}
+
+// gzipErr makes a *DecodeError of a malformed gzip stream; other errors
+// (io.EOF, a transport failure, a truncated body) are returned as they are.
+func gzipErr(err error) error {
+	var ce flate.CorruptInputError
+	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.As(err, &ce) {
+		return &DecodeError{ContentType: "gzip", Err: err}
+	}
+	return err
+}
+
+// readAllLimited reads r to its end, failing with a *LimitError once it has
+// given more than max bytes.
+func readAllLimited(r io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return b, err
+	}
+	if int64(len(b)) > max {
+		return nil, &LimitError{Limit: LimitResponseBytes, Max: max}
+	}
+	return b, nil
+}
