@@ -6,6 +6,8 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubego/kubego/webhook/internal/review"
 )
 
 // Handler answers one admission request. The response's UID is set by the
@@ -42,23 +44,8 @@ func Denied(message string) *admissionv1.AdmissionResponse {
 // the handler) and the error's message.
 func Errored(code int32, err error) *admissionv1.AdmissionResponse {
 	return &admissionv1.AdmissionResponse{Result: &metav1.Status{
-		Status: metav1.StatusFailure, Code: code, Reason: reasonFor(code), Message: err.Error(),
+		Status: metav1.StatusFailure, Code: code, Reason: review.ReasonFor(code), Message: err.Error(),
 	}}
-}
-
-func reasonFor(code int32) metav1.StatusReason {
-	switch code {
-	case http.StatusBadRequest:
-		return metav1.StatusReasonBadRequest
-	case http.StatusForbidden:
-		return metav1.StatusReasonForbidden
-	case http.StatusGatewayTimeout:
-		return metav1.StatusReasonTimeout
-	case http.StatusRequestEntityTooLarge:
-		return metav1.StatusReasonRequestEntityTooLarge
-	default:
-		return metav1.StatusReasonInternalError
-	}
 }
 
 type requestKey struct{}

@@ -2,18 +2,16 @@ package admission
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/webhook/internal/call"
+	"github.com/kubego/kubego/webhook/internal/review"
 )
 
 // Options configure a Webhook. The zero value is ready to use.
@@ -39,25 +37,14 @@ func New(h Handler, opts Options) *Webhook {
 // ServeHTTP handles one AdmissionReview. See the package documentation for
 // what each failure is answered with.
 func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		writeStatus(w, http.StatusMethodNotAllowed, "admission webhooks take POST")
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			wh.log.Warn("admission: review body over the limit", "path", r.URL.Path, "limit", tooLarge.Limit)
-			writeStatus(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("AdmissionReview body exceeds the webhook server's limit of %d bytes", tooLarge.Limit))
-			return
-		}
-		writeStatus(w, http.StatusBadRequest, "reading AdmissionReview: "+err.Error())
+	body, ok := review.ReadBody(w, r, wh.log, "AdmissionReview")
+	if !ok {
 		return
 	}
 	rev, err := DecodeReview(body)
 	if err != nil {
 		wh.log.Warn("admission: unreadable review", "path", r.URL.Path, "err", err)
-		writeStatus(w, http.StatusBadRequest, err.Error())
+		review.WriteStatus(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	req := rev.Request
@@ -65,7 +52,7 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	data, err := encodeResponse(string(req.UID), resp)
 	if err != nil {
 		wh.log.Error("admission: encoding response", "err", err)
-		writeStatus(w, http.StatusInternalServerError, "encoding AdmissionReview response: "+err.Error())
+		review.WriteStatus(w, http.StatusInternalServerError, "encoding AdmissionReview response: "+err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -88,17 +75,4 @@ func (wh *Webhook) handle(ctx context.Context, req *admissionv1.AdmissionRequest
 		return Errored(http.StatusInternalServerError, errors.New("admission webhook handler returned no response"))
 	}
 	return resp
-}
-
-// writeStatus answers with an HTTP error and a metav1.Status body, which
-// kube-apiserver shows in its error.
-func writeStatus(w http.ResponseWriter, code int, message string) {
-	st := metav1.Status{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"},
-		Status:   metav1.StatusFailure, Code: int32(code), Reason: reasonFor(int32(code)), Message: message,
-	}
-	data, _ := json.Marshal(&st)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	w.Write(data)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/webhook/internal/call"
+	"github.com/kubego/kubego/webhook/internal/review"
 )
 
 // Options configure a Webhook. The zero value converts only by direct
@@ -105,32 +105,21 @@ func (wh *Webhook) Convert(ctx context.Context, obj []byte, desired string) ([]b
 // ServeHTTP handles one ConversionReview. See the package documentation
 // for what each failure is answered with.
 func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		writeStatus(w, http.StatusMethodNotAllowed, "conversion webhooks take POST")
-		return
-	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			wh.log.Warn("conversion: review body over the limit", "path", r.URL.Path, "limit", tooLarge.Limit)
-			writeStatus(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("ConversionReview body exceeds the webhook server's limit of %d bytes", tooLarge.Limit))
-			return
-		}
-		writeStatus(w, http.StatusBadRequest, "reading ConversionReview: "+err.Error())
+	body, ok := review.ReadBody(w, r, wh.log, "ConversionReview")
+	if !ok {
 		return
 	}
 	rev, err := DecodeReview(body)
 	if err != nil {
 		wh.log.Warn("conversion: unreadable review", "path", r.URL.Path, "err", err)
-		writeStatus(w, http.StatusBadRequest, err.Error())
+		review.WriteStatus(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	resp := wh.review(r.Context(), rev.Request)
 	out := Review{TypeMeta: rev.TypeMeta, Response: resp}
 	data, err := json.Marshal(&out)
 	if err != nil {
-		writeStatus(w, http.StatusInternalServerError, "encoding ConversionReview response: "+err.Error())
+		review.WriteStatus(w, http.StatusInternalServerError, "encoding ConversionReview response: "+err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -187,15 +176,4 @@ func describe(obj []byte) string {
 
 func failure(code int32, message string) metav1.Status {
 	return metav1.Status{Status: metav1.StatusFailure, Code: code, Message: message}
-}
-
-func writeStatus(w http.ResponseWriter, code int, message string) {
-	st := metav1.Status{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"},
-		Status:   metav1.StatusFailure, Code: int32(code), Message: message,
-	}
-	data, _ := json.Marshal(&st)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	w.Write(data)
 }
