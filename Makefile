@@ -30,7 +30,7 @@ endif
 demo-intro:
 	@echo "make demo starts etcd + kube-apiserver on loopback, runs the labeler controller"
 	@echo "(examples/labeler) against them, creates three Deployments, shows them labeled"
-	@echo "and stops. The first run builds the control plane (about 15 minutes on 2 cores);"
+	@echo "and stops. The first run builds the control plane (about 10 minutes on 2 idle cores);"
 	@echo "meanwhile, read README.md and examples/labeler/labeler/labeler.go."
 	@echo "compiling kubego's command-line tool..."
 

@@ -47,6 +47,14 @@
 // EventRecorder (label controller); and, in a
 // registry of the Manager's own, the Go runtime and process collectors.
 //
+// The metrics server is plain HTTP by default. With Options.SecureMetrics
+// it serves HTTPS (certificate files reloaded when they change, or a
+// self-signed one) and admits only callers the API server authenticates
+// and authorizes (package authfilter: TokenReview, then a
+// SubjectAccessReview for the path), as metrics are protected in real
+// clusters. Options.Pprof adds /debug/pprof/ behind the same check; without
+// SecureMetrics it is allowed on a loopback address only.
+//
 // # Tracing
 //
 // With Options.TracerProvider set to an OpenTelemetry provider, each API

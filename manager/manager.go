@@ -39,6 +39,7 @@ type Manager struct {
 
 	healthz, readyz checks
 	recs            recorders
+	metricsSec      *metricsSecurity
 
 	mu          sync.Mutex
 	runnables   []Runnable
@@ -114,6 +115,9 @@ func New(opts Options) (*Manager, error) {
 	m.readyz.add("ping", func(*http.Request) error { return nil })
 	m.readyz.add("informers", func(*http.Request) error { return m.syncState() })
 
+	if err := m.setupSecureMetrics(); err != nil {
+		return nil, err
+	}
 	if opts.LeaderElection != nil {
 		if err := m.setupElection(*opts.LeaderElection); err != nil {
 			return nil, err

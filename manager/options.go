@@ -45,6 +45,18 @@ type Options struct {
 	// picks a free port). Empty means no metrics server (the registry and
 	// MetricsHandler still work).
 	MetricsAddr string
+	// SecureMetrics, if set, serves MetricsAddr over HTTPS and admits only
+	// callers the API server authenticates and authorizes (see
+	// SecureMetrics). Nil serves plain HTTP to anyone who reaches the
+	// address.
+	SecureMetrics *SecureMetrics
+	// Pprof adds the Go runtime profiles under /debug/pprof/ to the metrics
+	// server (index, /debug/pprof/profile?seconds=N for CPU,
+	// /debug/pprof/trace?seconds=N, and each named profile such as heap
+	// and goroutine, with ?debug=N). With SecureMetrics they are behind the
+	// same check (RBAC: get on nonResourceURLs "/debug/pprof/*"); without
+	// it New refuses Pprof unless MetricsAddr is a loopback address.
+	Pprof bool
 	// HealthAddr is the address of the /healthz and /readyz server. Empty
 	// means none. When it equals MetricsAddr, one server serves all three.
 	HealthAddr string

@@ -2,8 +2,10 @@ package manager
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -25,21 +27,25 @@ func (m *Manager) serve() (stop func(), err error) {
 		addr string
 		mux  *http.ServeMux
 		dst  *atomic.Value
+		tls  *tls.Config
 	}
 	var servers []*server
 	health := m.HealthHandler()
 	if a := m.opts.MetricsAddr; a != "" {
 		mux := http.NewServeMux()
-		mux.Handle("/metrics", m.MetricsHandler())
+		mux.Handle("/metrics", m.metricsSec.guard(m.MetricsHandler()))
+		if m.opts.Pprof {
+			mux.Handle("/debug/pprof/", m.metricsSec.guard(pprofHandler()))
+		}
 		if m.opts.HealthAddr == a {
 			mux.Handle("/", health)
 		}
-		servers = append(servers, &server{a, mux, &m.metricsAddr})
+		servers = append(servers, &server{a, mux, &m.metricsAddr, m.metricsSec.tlsConfig()})
 	}
 	if a := m.opts.HealthAddr; a != "" && a != m.opts.MetricsAddr {
 		mux := http.NewServeMux()
 		mux.Handle("/", health)
-		servers = append(servers, &server{a, mux, &m.healthAddr})
+		servers = append(servers, &server{a, mux, &m.healthAddr, nil})
 	}
 	var running []*http.Server
 	var wg sync.WaitGroup
@@ -61,10 +67,14 @@ func (m *Manager) serve() (stop func(), err error) {
 		if m.opts.HealthAddr == m.opts.MetricsAddr {
 			m.healthAddr.Store(ln.Addr())
 		}
-		hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
+		hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second, TLSConfig: s.tls, ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelDebug)}
 		running = append(running, hs)
 		wg.Go(func() {
-			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			serve := hs.Serve
+			if hs.TLSConfig != nil {
+				serve = func(ln net.Listener) error { return hs.ServeTLS(ln, "", "") }
+			}
+			if err := serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				m.log.Error("server failed", "addr", ln.Addr().String(), "err", err)
 			}
 		})

@@ -1,6 +1,10 @@
 package webhook
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/kubego/kubego/internal/servingcert"
+)
 
 var (
 	// ErrInvalidOptions is wrapped by New's error for options that cannot
@@ -16,3 +20,7 @@ var (
 // ErrRequestTimeout is the cause of a request context that ended because
 // Options.RequestTimeout passed.
 var ErrRequestTimeout = errors.New("webhook: request timeout exceeded")
+
+// ErrCertificateFileTooLarge is wrapped by the error of a certificate or
+// key file over 1 MiB.
+var ErrCertificateFileTooLarge = servingcert.ErrFileTooLarge

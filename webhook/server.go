@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/internal/defaultlog"
+	"github.com/kubego/kubego/internal/servingcert"
 )
 
 // Defaults of Options.
@@ -77,7 +78,7 @@ type Server struct {
 	log   *slog.Logger
 	clock clock.Clock
 	mux   *http.ServeMux
-	certs *certSource
+	certs *servingcert.Source
 
 	mu      sync.Mutex
 	started bool
@@ -112,7 +113,7 @@ func New(opts Options) (*Server, error) {
 		opts.TLSMinVersion = tls.VersionTLS12
 	}
 	log := defaultlog.Or(opts.Logger)
-	cs, err := newCertSource(opts.CertFile, opts.KeyFile, log)
+	cs, err := servingcert.New("webhook", opts.CertFile, opts.KeyFile, log)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	tlsCfg := &tls.Config{
 		MinVersion:     s.opts.TLSMinVersion,
-		GetCertificate: s.certs.getCertificate,
+		GetCertificate: s.certs.GetCertificate,
 		NextProtos:     []string{"h2", "http/1.1"},
 	}
 	srv := &http.Server{
@@ -215,7 +216,7 @@ func (s *Server) ReadyCheck(*http.Request) error {
 	if !serving {
 		return ErrNotServing
 	}
-	return s.certs.check(s.clock.Now())
+	return s.certs.Check(s.clock.Now())
 }
 
 // wrap applies the per-request rules: body limit, timeout, panic recovery.

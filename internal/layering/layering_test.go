@@ -35,6 +35,7 @@ var layers = map[string]int{
 	"crd":            6, // installs CustomResourceDefinitions through dynamic
 	"objects":        6, // owner references, finalizers, create-or-update, merge patches
 	"kubegotest":     6, // test helpers: polling, test logger, events of an object
+	"authfilter":     6, // TokenReview + SubjectAccessReview in front of an HTTP handler
 	"testenv":        7, // installs CRDs with package crd
 	"controller":     7,
 	"manager":        8, // hosts controllers: probes, metrics, signals, leader election
