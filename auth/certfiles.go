@@ -27,8 +27,8 @@ type CertFilesOptions struct {
 
 // CertFiles supplies a client certificate read from a certificate and a key
 // file, reloading them when either file's size or modification time
-// changes. Use its GetClientCertificate method as
-// rest.TLSConfig.GetClientCertificate. It is safe for concurrent use.
+// changes. It is a rest.ClientCertificateSource, for
+// rest.TLSConfig.ClientCertificates. It is safe for concurrent use.
 //
 // A reload happens at the next TLS handshake after the change; connections
 // already open keep the certificate they were made with. While the two

@@ -9,8 +9,9 @@
 // in package rest, so a Config says each credential in exactly one place.
 //
 // [Exec] implements rest.Authenticator (WrapTransport, for Config.Auth) and
-// offers a GetClientCertificate method for
-// rest.TLSConfig.GetClientCertificate, as does [CertFiles]. Package
+// rest.ClientCertificateSource (for rest.TLSConfig.ClientCertificates), as
+// does [CertFiles]. Configs holding the same *Exec or *CertFiles share one
+// connection pool. Package
 // kubeconfig builds them from a kubeconfig file; programs can also build
 // them directly:
 //
@@ -19,7 +20,7 @@
 //		APIVersion: auth.ExecAPIV1,
 //	}})
 //	cfg := &rest.Config{Host: "https://example.com:6443", Auth: ex}
-//	cfg.TLS.GetClientCertificate = ex.GetClientCertificate
+//	cfg.TLS.ClientCertificates = ex
 //
 // # Tokens and 401
 //

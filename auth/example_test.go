@@ -26,7 +26,7 @@ func ExampleNewExec() {
 		return
 	}
 	cfg := &rest.Config{Host: "https://example.com:6443", Auth: ex}
-	cfg.TLS.GetClientCertificate = ex.GetClientCertificate
+	cfg.TLS.ClientCertificates = ex
 	fmt.Println(cfg.Auth)
 	// Output: auth.Exec{kubectl-login}
 }

@@ -189,8 +189,9 @@ func (e *Exec) WrapTransport(rt http.RoundTripper) http.RoundTripper {
 
 // GetClientCertificate returns the plugin's client certificate, running the
 // plugin if the cached credential expired. When the plugin returns no
-// certificate, it returns an empty certificate (none is sent). Use it as
-// rest.TLSConfig.GetClientCertificate. It is called per TLS handshake:
+// certificate, it returns an empty certificate (none is sent). It makes
+// an Exec a rest.ClientCertificateSource, for
+// rest.TLSConfig.ClientCertificates. It is called per TLS handshake:
 // connections already open keep the certificate they were made with, so a
 // rotated certificate is used from the next new connection on.
 func (e *Exec) GetClientCertificate(cri *tls.CertificateRequestInfo) (*tls.Certificate, error) {

@@ -6,7 +6,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -164,7 +163,7 @@ func applyCluster(cfg *rest.Config, c *Cluster, at, serverOverride string) error
 		if err != nil {
 			return fieldErr(c.Origin, at+".proxy-url", err)
 		}
-		cfg.Proxy = http.ProxyURL(u)
+		cfg.ProxyURL = u
 	}
 	return nil
 }
@@ -325,8 +324,8 @@ func applyUser(cfg *rest.Config, u *User, at string, cluster *Cluster, opts Opti
 			return fieldErr(u.Origin, field, err)
 		}
 		cfg.Auth = ex
-		if !plain && cfg.TLS.GetClientCertificate == nil && len(cfg.TLS.CertData) == 0 {
-			cfg.TLS.GetClientCertificate = ex.GetClientCertificate
+		if !plain && cfg.TLS.ClientCertificates == nil && len(cfg.TLS.CertData) == 0 {
+			cfg.TLS.ClientCertificates = ex
 		}
 	}
 
@@ -353,12 +352,12 @@ func applyClientCert(cfg *rest.Config, u *User, at string, opts Options) error {
 	if len(u.ClientCertificateData) == 0 && len(u.ClientKeyData) == 0 {
 		// Both from files: reload them when they change.
 		certPath, keyPath := resolve(u.ClientCertificate, u.Origin), resolve(u.ClientKey, u.Origin)
-		cf, err := auth.NewCertFiles(auth.CertFilesOptions{CertFile: certPath, KeyFile: keyPath, Logger: opts.Logger})
+		cf, err := sharedCertFiles(auth.CertFilesOptions{CertFile: certPath, KeyFile: keyPath, Logger: opts.Logger})
 		if err != nil {
 			return fieldErr(u.Origin, at+".client-certificate", err)
 		}
 		cfg.TLS.CertFile, cfg.TLS.KeyFile = certPath, keyPath
-		cfg.TLS.GetClientCertificate = cf.GetClientCertificate
+		cfg.TLS.ClientCertificates = cf
 		return nil
 	}
 	certPEM, keyPEM := u.ClientCertificateData, u.ClientKeyData
@@ -430,5 +429,5 @@ func newExec(u *User, cluster *Cluster, server string, opts Options) (*auth.Exec
 	if eo.Logger == nil {
 		eo.Logger = opts.Logger
 	}
-	return auth.NewExec(eo)
+	return sharedExec(eo)
 }

@@ -36,8 +36,14 @@
 // plugins with provideClusterInfo receive.
 //
 // Token files, client certificate files and exec plugins become auth
-// authenticators (rest.Config.Auth, rest.TLSConfig.GetClientCertificate),
+// authenticators (rest.Config.Auth, rest.TLSConfig.ClientCertificates),
 // so rotated tokens and certificates are picked up without a restart.
+// Every Config loaded in a process for the same exec plugin configuration
+// (or the same pair of certificate files) holds the same *auth.Exec (or
+// *auth.CertFiles) while any of them is in use: the plugin runs once for
+// all of them, and their clients share one connection pool, as they do for
+// a proxy-url (rest.Config.ProxyURL). An exec plugin is shared only when
+// Options.Exec sets none of Terminal, Environ, Runner and Clock.
 // auth-provider plugins are not supported (ErrUnsupported): use exec.
 //
 // # Errors

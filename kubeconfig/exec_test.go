@@ -73,7 +73,7 @@ func TestExecRelativeCommandResolvesAgainstTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cc.Config.TLS.GetClientCertificate(nil); err != nil {
+	if _, err := cc.Config.TLS.ClientCertificates.GetClientCertificate(nil); err != nil {
 		t.Fatal(err)
 	}
 	if got != filepath.Join(dir, "bin", "login") {

@@ -178,7 +178,7 @@ func TestIntegrationAdminCertificateKubeconfig(t *testing.T) {
 		"users: [{name: c, user: {client-certificate: pki/admin.crt, client-key: pki/admin.key}}]\n", admin.Host))
 	cc, err = kubeconfig.Load(kubeconfig.Options{Path: path3})
 	must(t, err)
-	if cc.Config.TLS.GetClientCertificate == nil {
+	if cc.Config.TLS.ClientCertificates == nil {
 		t.Fatal("certificate files are not reloadable")
 	}
 	name2, err := whoami(ctx, newClient(t, cc.Config))

@@ -1,7 +1,6 @@
 package kubeconfig_test
 
 import (
-	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -106,7 +105,7 @@ func TestSamplesLoadToExpectedConfig(t *testing.T) {
 			check("TLS.CAData", string(c.TLS.CAData), map[bool]string{true: string(ca)}[w.caData])
 			check("TLS.CertData", string(c.TLS.CertData), map[bool]string{true: string(crt)}[w.certData])
 			check("TLS.KeyData", string(c.TLS.KeyData), map[bool]string{true: string(key)}[w.keyData])
-			check("TLS.GetClientCertificate set", c.TLS.GetClientCertificate != nil, w.getCert)
+			check("TLS.ClientCertificates set", c.TLS.ClientCertificates != nil, w.getCert)
 			check("BearerToken", c.BearerToken, w.token)
 			check("BearerTokenFile", c.BearerTokenFile, w.tokenFile)
 			check("Username", c.Username, w.username)
@@ -120,14 +119,12 @@ func TestSamplesLoadToExpectedConfig(t *testing.T) {
 			check("Auth type", reflect.TypeOf(c.Auth), reflect.TypeOf(w.auth))
 			proxy := ""
 			if c.Proxy != nil {
-				req, _ := http.NewRequest("GET", c.Host, nil)
-				u, err := c.Proxy(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				proxy = u.String()
+				t.Error("kubeconfig set a Proxy func; a proxy-url belongs in ProxyURL")
 			}
-			check("Proxy", proxy, w.proxy)
+			if c.ProxyURL != nil {
+				proxy = c.ProxyURL.String()
+			}
+			check("ProxyURL", proxy, w.proxy)
 			if _, err := rest.NewClient(c); err != nil {
 				t.Errorf("rest.NewClient refuses the config: %v", err)
 			}

@@ -85,9 +85,16 @@ type Config struct {
 	// negative value disables retries.
 	MaxRetries int
 
-	// Proxy chooses an HTTP proxy for each request. Nil means
-	// http.ProxyFromEnvironment.
+	// Proxy chooses an HTTP proxy for each request. Nil means ProxyURL,
+	// or http.ProxyFromEnvironment when that is nil too. A func cannot be
+	// compared, so a Config with Proxy gets a transport (and connection
+	// pool) of its own; use ProxyURL for a fixed proxy.
 	Proxy func(*http.Request) (*url.URL, error)
+	// ProxyURL is one proxy for every request (scheme http, https or
+	// socks5), as a kubeconfig's proxy-url. Clients with equal settings and
+	// an equal ProxyURL share one connection pool. It is an error together
+	// with Proxy.
+	ProxyURL *url.URL
 
 	// WrapTransport, when set, wraps the finished transport chain: it is
 	// applied last, outermost, after authentication, impersonation and the
@@ -196,10 +203,27 @@ type TLSConfig struct {
 	KeyFile  string
 	KeyData  []byte
 
-	// GetClientCertificate, when set, supplies the client certificate per
-	// handshake (rotating certificates, exec plugins). It wins over the
-	// Cert/Key fields.
-	GetClientCertificate func(*tls.CertificateRequestInfo) (*tls.Certificate, error)
+	// ClientCertificates, when set, supplies the client certificate at
+	// each handshake (rotating files: auth.CertFiles; exec plugins:
+	// auth.Exec). It wins over the Cert/Key fields. Configs holding the
+	// same source (the same pointer) share one connection pool; a source
+	// whose type cannot be compared, such as a ClientCertificateFunc, gets
+	// a pool of its own.
+	ClientCertificates ClientCertificateSource
+}
+
+// ClientCertificateSource supplies a client certificate at each TLS
+// handshake. It must be safe for concurrent use.
+type ClientCertificateSource interface {
+	GetClientCertificate(*tls.CertificateRequestInfo) (*tls.Certificate, error)
+}
+
+// ClientCertificateFunc adapts a function to a ClientCertificateSource.
+type ClientCertificateFunc func(*tls.CertificateRequestInfo) (*tls.Certificate, error)
+
+// GetClientCertificate calls f.
+func (f ClientCertificateFunc) GetClientCertificate(cri *tls.CertificateRequestInfo) (*tls.Certificate, error) {
+	return f(cri)
 }
 
 // Impersonation is the identity a request acts as. The zero value

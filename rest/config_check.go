@@ -86,6 +86,19 @@ func (c *Config) validate() (*url.URL, error) {
 			return nil, configErr("Username", "refusing to send basic-auth credentials over plain http (set AllowInsecureAuth to permit it)")
 		}
 	}
+	if c.ProxyURL != nil {
+		if c.Proxy != nil {
+			return nil, configErr("ProxyURL", "cannot be combined with Proxy")
+		}
+		switch c.ProxyURL.Scheme {
+		case "http", "https", "socks5":
+		default:
+			return nil, configErr("ProxyURL", "scheme must be http, https or socks5")
+		}
+		if c.ProxyURL.Host == "" {
+			return nil, configErr("ProxyURL", "has no host")
+		}
+	}
 	if c.Password != "" && c.Username == "" {
 		return nil, configErr("Password", "set without Username")
 	}
@@ -96,13 +109,13 @@ func (c *Config) validate() (*url.URL, error) {
 	}
 	hasCert := t.CertFile != "" || len(t.CertData) > 0
 	hasKey := t.KeyFile != "" || len(t.KeyData) > 0
-	if hasCert != hasKey && t.GetClientCertificate == nil {
+	if hasCert != hasKey && t.ClientCertificates == nil {
 		if hasCert {
 			return nil, configErr("TLS.KeyData", "client certificate given without a key")
 		}
 		return nil, configErr("TLS.CertData", "client key given without a certificate")
 	}
-	if plain && (hasCA || hasCert || hasKey || t.Insecure || t.ServerName != "" || t.GetClientCertificate != nil) {
+	if plain && (hasCA || hasCert || hasKey || t.Insecure || t.ServerName != "" || t.ClientCertificates != nil) {
 		return nil, configErr("TLS", "TLS settings given for a plain http Host")
 	}
 	if c.Impersonate.UserName == "" && (c.Impersonate.UID != "" || len(c.Impersonate.Groups) > 0 || len(c.Impersonate.Extra) > 0) {

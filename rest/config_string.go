@@ -3,6 +3,7 @@ package rest
 import (
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 )
 
@@ -73,6 +74,9 @@ func (c *Config) describe() string {
 	if c.Proxy != nil {
 		field("Proxy", "func")
 	}
+	if c.ProxyURL != nil {
+		field("ProxyURL", strconv.Quote(c.ProxyURL.Redacted()))
+	}
 	if c.WrapTransport != nil {
 		field("WrapTransport", "func")
 	}
@@ -134,8 +138,8 @@ func (t *TLSConfig) describe() string {
 	if len(t.KeyData) > 0 {
 		parts = append(parts, "KeyData: "+redacted)
 	}
-	if t.GetClientCertificate != nil {
-		parts = append(parts, "GetClientCertificate: func")
+	if t.ClientCertificates != nil {
+		parts = append(parts, fmt.Sprintf("ClientCertificates: %T", t.ClientCertificates))
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }

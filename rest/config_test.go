@@ -53,6 +53,10 @@ func TestConfigValidation(t *testing.T) {
 		{"ok host without scheme", Config{Host: "x:6443"}, ""},
 		{"ok bearer over http when allowed", Config{Host: "http://x", BearerToken: "t", AllowInsecureAuth: true}, ""},
 		{"ok client cert", Config{Host: "https://x", TLS: TLSConfig{CertData: cert, KeyData: key, CAData: cert}}, ""},
+		{"proxy func and proxy URL", Config{Host: "https://x", Proxy: http.ProxyFromEnvironment, ProxyURL: &url.URL{Scheme: "http", Host: "p:3128"}}, "ProxyURL"},
+		{"proxy URL with a bad scheme", Config{Host: "https://x", ProxyURL: &url.URL{Scheme: "ftp", Host: "p"}}, "ProxyURL"},
+		{"proxy URL without a host", Config{Host: "https://x", ProxyURL: &url.URL{Scheme: "http"}}, "ProxyURL"},
+		{"ok proxy URL", Config{Host: "https://x", ProxyURL: &url.URL{Scheme: "socks5", Host: "p:1080"}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,8 +94,9 @@ func TestConfigPrintingRedactsSecrets(t *testing.T) {
 		Username:    "admin",
 		Password:    "password-SECRET-2",
 		TLS:         TLSConfig{CertData: cert, KeyData: key, CAData: cert},
+		ProxyURL:    &url.URL{Scheme: "http", User: url.UserPassword("proxyuser", "proxy-SECRET-3"), Host: "proxy:3128"},
 	}
-	secrets := []string{"bearer-SECRET-1", "password-SECRET-2", string(key), strings.Split(string(key), "\n")[1]}
+	secrets := []string{"bearer-SECRET-1", "password-SECRET-2", "proxy-SECRET-3", string(key), strings.Split(string(key), "\n")[1]}
 	var logged bytes.Buffer
 	slog.New(slog.NewJSONHandler(&logged, nil)).Info("cfg", "config", cfg, "ptr", &cfg, "tls", cfg.TLS)
 	slog.New(slog.NewTextHandler(&logged, nil)).Info("cfg", "config", cfg, "tls", cfg.TLS)
@@ -151,7 +156,27 @@ func TestClientsFromEqualConfigsShareATransport(t *testing.T) {
 	if base(p1) == base(p2) || base(p1) == base(a) {
 		t.Error("configs with a Proxy func must get their own transport")
 	}
-	if transports.len() == 0 {
+	pu := &url.URL{Scheme: "http", Host: "proxy:3128"}
+	u1 := mk(Config{Host: "https://x", TLS: TLSConfig{CAData: cert}, ProxyURL: pu})
+	u2 := mk(Config{Host: "https://x", TLS: TLSConfig{CAData: cert}, ProxyURL: &url.URL{Scheme: "http", Host: "proxy:3128"}})
+	u3 := mk(Config{Host: "https://x", TLS: TLSConfig{CAData: cert}, ProxyURL: &url.URL{Scheme: "http", Host: "other:3128"}})
+	if base(u1) != base(u2) || base(u1) == base(a) || base(u1) == base(u3) {
+		t.Error("configs must share a transport exactly when their ProxyURLs are equal")
+	}
+	src := &certSource{}
+	c1 := mk(Config{Host: "https://x", TLS: TLSConfig{CAData: cert, ClientCertificates: src}})
+	c2 := mk(Config{Host: "https://x", TLS: TLSConfig{CAData: cert, ClientCertificates: src}})
+	c3 := mk(Config{Host: "https://x", TLS: TLSConfig{CAData: cert, ClientCertificates: &certSource{}}})
+	if base(c1) != base(c2) || base(c1) == base(a) || base(c1) == base(c3) {
+		t.Error("configs must share a transport exactly when they hold the same certificate source")
+	}
+	fn := ClientCertificateFunc(src.GetClientCertificate)
+	f1 := mk(Config{Host: "https://x", TLS: TLSConfig{CAData: cert, ClientCertificates: fn}})
+	f2 := mk(Config{Host: "https://x", TLS: TLSConfig{CAData: cert, ClientCertificates: fn}})
+	if base(f1) == base(f2) {
+		t.Error("configs with a ClientCertificateFunc must get their own transport")
+	}
+	if transports.Len() == 0 {
 		t.Error("cache empty")
 	}
 }
@@ -264,3 +289,10 @@ func TestWarningsGoToTheHandler(t *testing.T) {
 type noopAuth struct{}
 
 func (noopAuth) WrapTransport(rt http.RoundTripper) http.RoundTripper { return rt }
+
+// certSource is a comparable ClientCertificateSource (a pointer).
+type certSource struct{ _ int }
+
+func (*certSource) GetClientCertificate(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+	return &tls.Certificate{}, nil
+}

@@ -28,8 +28,10 @@
 // them share HTTP/2 connections. Its entries are weak references: once no
 // Client uses a transport, the transport is collected and its entry removed,
 // so the cache never holds more than one entry per distinct setting in use.
-// Configs with a Proxy func or TLS.GetClientCertificate get a transport of
-// their own, outside the cache.
+// A fixed ProxyURL and a TLS.ClientCertificates source (by identity: the
+// same *auth.Exec or *auth.CertFiles) are part of the key; a Proxy func or
+// a source that cannot be compared gets a transport of its own, outside the
+// cache.
 //
 // # Credentials
 //

@@ -8,10 +8,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime"
-	"sync"
+	"reflect"
 	"time"
-	"weak"
+
+	"github.com/kubego/kubego/internal/weakcache"
 )
 
 const (
@@ -20,55 +20,26 @@ const (
 )
 
 // transportKey identifies the settings that make two transports
-// interchangeable. Key material enters only as a hash.
+// interchangeable. Key material enters only as a hash; a client certificate
+// source by its identity (a pointer, in practice).
 type transportKey struct {
 	insecure     bool
 	serverName   string
 	material     [sha256.Size]byte
+	certSource   ClientCertificateSource
+	proxyURL     string
 	disableHTTP2 bool
 	noGzip       bool
 	pingInterval time.Duration
 	pingTimeout  time.Duration
 }
 
-// transportCache shares one *http.Transport (and so one connection pool)
+// transports shares one *http.Transport (and so one connection pool)
 // among all clients built from Configs with equal transport settings.
 // Entries are weak: a transport no client uses any more is collected and its
 // entry removed. This is the package's only process-wide state; it holds no
 // secret in readable form and is safe for concurrent use.
-type transportCache struct {
-	mu sync.Mutex
-	m  map[transportKey]weak.Pointer[http.Transport]
-}
-
-var transports = &transportCache{m: map[transportKey]weak.Pointer[http.Transport]{}}
-
-func (tc *transportCache) get(k transportKey, build func() *http.Transport) *http.Transport {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	if wp, ok := tc.m[k]; ok {
-		if t := wp.Value(); t != nil {
-			return t
-		}
-	}
-	t := build()
-	wp := weak.Make(t)
-	tc.m[k] = wp
-	runtime.AddCleanup(t, func(k transportKey) {
-		tc.mu.Lock()
-		defer tc.mu.Unlock()
-		if cur, ok := tc.m[k]; ok && cur.Value() == nil {
-			delete(tc.m, k)
-		}
-	}, k)
-	return t
-}
-
-func (tc *transportCache) len() int {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	return len(tc.m)
-}
+var transports = weakcache.New[transportKey, http.Transport]()
 
 // tlsMaterial is the TLS data of a Config with files read.
 type tlsMaterial struct {
@@ -130,8 +101,8 @@ func buildTLSConfig(t *TLSConfig, m tlsMaterial) (*tls.Config, error) {
 		tc.RootCAs = pool
 	}
 	switch {
-	case t.GetClientCertificate != nil:
-		tc.GetClientCertificate = t.GetClientCertificate
+	case t.ClientCertificates != nil:
+		tc.GetClientCertificate = t.ClientCertificates.GetClientCertificate
 	case len(m.cert) > 0 || len(m.key) > 0:
 		cert, err := tls.X509KeyPair(m.cert, m.key)
 		if err != nil {
@@ -145,8 +116,9 @@ func buildTLSConfig(t *TLSConfig, m tlsMaterial) (*tls.Config, error) {
 }
 
 // transportFor returns the shared transport for c's settings, or a private
-// one when c has func fields that cannot be compared (Proxy,
-// TLS.GetClientCertificate).
+// one when c has settings that cannot be compared: a Proxy func, or a
+// TLS.ClientCertificates source of a type that is not comparable (a
+// ClientCertificateFunc).
 func transportFor(c *Config) (*http.Transport, error) {
 	m, err := readTLSMaterial(&c.TLS)
 	if err != nil {
@@ -156,25 +128,34 @@ func transportFor(c *Config) (*http.Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	build := func() *http.Transport { return newTransport(c, tlsConf) }
-	if c.Proxy != nil || c.TLS.GetClientCertificate != nil {
-		return build(), nil
+	build := func() (*http.Transport, error) { return newTransport(c, tlsConf), nil }
+	src := c.TLS.ClientCertificates
+	if c.Proxy != nil || (src != nil && !reflect.TypeOf(src).Comparable()) {
+		return build()
 	}
 	k := transportKey{
 		insecure:     c.TLS.Insecure,
 		serverName:   c.TLS.ServerName,
 		material:     m.hash(),
+		certSource:   src,
 		disableHTTP2: c.DisableHTTP2,
 		noGzip:       c.DisableCompression,
 		pingInterval: orDefault(c.HealthPingInterval, defaultHealthPingInterval),
 		pingTimeout:  orDefault(c.PingTimeout, defaultPingTimeout),
 	}
-	return transports.get(k, build), nil
+	if c.ProxyURL != nil {
+		k.proxyURL = c.ProxyURL.String()
+	}
+	return transports.Get(k, build)
 }
 
 func newTransport(c *Config, tlsConf *tls.Config) *http.Transport {
 	proxy := c.Proxy
-	if proxy == nil {
+	switch {
+	case proxy != nil:
+	case c.ProxyURL != nil:
+		proxy = http.ProxyURL(c.ProxyURL)
+	default:
 		proxy = http.ProxyFromEnvironment
 	}
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}

@@ -1,0 +1,54 @@
+package weakcache
+
+import (
+	"errors"
+	"runtime"
+	"testing"
+)
+
+type value struct{ n int }
+
+// A Map must not grow without bound: an entry whose value no one uses any
+// more is removed once the value is collected, and a value in use is
+// shared.
+func TestMapForgetsUnusedValues(t *testing.T) {
+	c := New[int, value]()
+	const n = 100
+	kept, _ := c.Get(-1, func() (*value, error) { return &value{-1}, nil })
+	for i := range n {
+		_, _ = c.Get(i, func() (*value, error) { return &value{i}, nil })
+	}
+	if got := c.Len(); got != n+1 {
+		t.Fatalf("Len = %d, want %d", got, n+1)
+	}
+	// Cleanups run on their own goroutine after a collection: collect and
+	// yield until they have run.
+	for i := 0; i < 1000 && c.Len() > 1; i++ {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if got := c.Len(); got != 1 {
+		t.Fatalf("Len = %d after the values were dropped, want 1 (the one in use)", got)
+	}
+	again, _ := c.Get(-1, func() (*value, error) { return &value{-2}, nil })
+	if again != kept {
+		t.Fatal("the value in use was not shared")
+	}
+	runtime.KeepAlive(kept)
+}
+
+func TestGetRemembersNothingOnError(t *testing.T) {
+	c := New[string, value]()
+	boom := errors.New("boom")
+	if _, err := c.Get("k", func() (*value, error) { return nil, boom }); !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	if c.Len() != 0 {
+		t.Fatal("a failed build was remembered")
+	}
+	v, err := c.Get("k", func() (*value, error) { return &value{1}, nil })
+	if err != nil || v.n != 1 {
+		t.Fatalf("Get after a failure = %v, %v", v, err)
+	}
+	runtime.KeepAlive(v)
+}
