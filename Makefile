@@ -5,8 +5,9 @@
 GO ?= go
 FUZZTIME ?= 5s
 TEST_TIMEOUT ?= 60m
+COMPAT_VERSIONS ?= 1.34 1.35 1.36 1.37
 
-.PHONY: test demo demo-intro dev controlplane unit fuzz vet bench test-faults
+.PHONY: test demo demo-intro dev controlplane unit fuzz vet bench test-faults compat
 
 ## test: vet, build the control plane if needed, run every test with -race
 ## (unit and integration), run each fuzz target briefly, vet and unit-test
@@ -66,3 +67,9 @@ bench: controlplane
 ## failures (see RELIABILITY.md); make test runs the default set.
 test-faults: controlplane
 	KUBEGO_FAULTS=long $(GO) test -race -count=1 -timeout 20m -v ./faults/
+
+## compat: the real-server tests against every kube-apiserver version testenv
+## can build (COMPAT_VERSIONS="1.34 1.35 1.36 1.37"); writes compat/results.md.
+## Each version is built once (minutes); not part of make test.
+compat:
+	GO=$(GO) COMPAT_VERSIONS="$(COMPAT_VERSIONS)" bash hack/compat.sh

@@ -45,6 +45,11 @@ func (e *BuildError) Unwrap() error { return e.Err }
 
 // BuildOptions configure EnsureBinaries. The zero value builds silently.
 type BuildOptions struct {
+	// Version is the kube-apiserver minor version to build ("1.34"; see
+	// Versions). Empty means the KUBEGO_APISERVER_VERSION environment
+	// variable, or DefaultVersion. Every version runs with the same etcd.
+	Version string
+
 	// Logger receives a line when a build starts and when it ends. Nil
 	// discards.
 	Logger *slog.Logger
@@ -58,9 +63,14 @@ type BuildOptions struct {
 // EnsureBinaries returns the control-plane binaries, building them into the
 // cache when they are missing. It is safe to call from many processes at
 // once: a file lock serialises builds, and a finished build is visible to all.
-// A first build takes minutes; opts.Progress tells how far it is.
+// A first build takes minutes; opts.Progress tells how far it is. A version
+// testenv has no pins for is an *UnknownVersionError.
 func EnsureBinaries(ctx context.Context, opts BuildOptions) (Binaries, error) {
 	log := defaultlog.Or(opts.Logger)
+	version, err := resolveVersion(opts.Version)
+	if err != nil {
+		return Binaries{}, err
+	}
 	if dir := os.Getenv(EnvBinDir); dir != "" {
 		b := Binaries{APIServer: filepath.Join(dir, "kube-apiserver"), Etcd: filepath.Join(dir, "etcd")}
 		for _, p := range []string{b.APIServer, b.Etcd} {
@@ -74,42 +84,70 @@ func EnsureBinaries(ctx context.Context, opts BuildOptions) (Binaries, error) {
 	if err != nil {
 		return Binaries{}, err
 	}
-	dir := filepath.Join(root, "controlplane", pinHash())
-	b := Binaries{APIServer: filepath.Join(dir, "bin", "kube-apiserver"), Etcd: filepath.Join(dir, "bin", "etcd")}
-	if exists(b.APIServer) && exists(b.Etcd) {
-		return b, nil
+	base, err := pinsFor(DefaultVersion)
+	if err != nil {
+		return Binaries{}, err
 	}
+	baseBin := filepath.Join(root, "controlplane", base.hash(), "bin")
+	b := Binaries{APIServer: filepath.Join(baseBin, "kube-apiserver"), Etcd: filepath.Join(baseBin, "etcd")}
+	if version == DefaultVersion {
+		return b, ensureBuilt(ctx, root, base, []buildJob{{pkg: etcdPkg, out: b.Etcd}, {pkg: apiServerPkg, out: b.APIServer}}, opts, log)
+	}
+	// An older kube-apiserver comes from its own tools module; etcd from
+	// the default one, built alone if it is missing.
+	if err := ensureBuilt(ctx, root, base, []buildJob{{pkg: etcdPkg, out: b.Etcd}}, opts, log); err != nil {
+		return Binaries{}, err
+	}
+	vp, err := pinsFor(version)
+	if err != nil {
+		return Binaries{}, err
+	}
+	b.APIServer = filepath.Join(root, "controlplane", vp.hash(), "bin", "kube-apiserver")
+	return b, ensureBuilt(ctx, root, vp, []buildJob{{pkg: apiServerPkg, out: b.APIServer}}, opts, log)
+}
+
+// ensureBuilt builds those of the jobs whose binaries are missing, from the
+// tools module p, under a lock in its cache directory.
+func ensureBuilt(ctx context.Context, root string, p pins, jobs []buildJob, opts BuildOptions, log *slog.Logger) error {
+	missing := func() []buildJob {
+		var out []buildJob
+		for _, j := range jobs {
+			if !exists(j.out) {
+				out = append(out, j)
+			}
+		}
+		return out
+	}
+	if len(missing()) == 0 {
+		return nil
+	}
+	dir := filepath.Join(root, "controlplane", p.hash())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return Binaries{}, fmt.Errorf("testenv: cache dir: %w", err)
+		return fmt.Errorf("testenv: cache dir: %w", err)
 	}
 	if opts.Progress != nil && !tryLock(filepath.Join(dir, "build.lock")) {
 		opts.Progress(BuildProgress{Phase: PhaseWaiting})
 	}
 	unlock, err := lockFile(ctx, filepath.Join(dir, "build.lock"))
 	if err != nil {
-		return Binaries{}, err
+		return err
 	}
 	defer unlock()
 	// Another process may have finished the build while we waited.
-	if exists(b.APIServer) && exists(b.Etcd) {
-		return b, nil
+	todo := missing()
+	if len(todo) == 0 {
+		return nil
 	}
-	if err := writeToolsModule(filepath.Join(dir, "src")); err != nil {
-		return Binaries{}, err
-	}
-	var jobs []buildJob
-	for _, j := range []buildJob{{pkg: etcdPkg, out: b.Etcd}, {pkg: apiServerPkg, out: b.APIServer}} {
-		if !exists(j.out) {
-			jobs = append(jobs, j)
-		}
+	if err := writeToolsModule(filepath.Join(dir, "src"), p); err != nil {
+		return err
 	}
 	start := time.Now()
-	log.Info("testenv: building the control plane (first time only, takes minutes)", "packages", jobNames(jobs), "cache", dir)
-	if err := goBuild(ctx, filepath.Join(dir, "src"), jobs, opts.Progress); err != nil {
-		return Binaries{}, err
+	log.Info("testenv: building the control plane (first time only, takes minutes)", "packages", jobNames(todo), "cache", dir)
+	if err := goBuild(ctx, filepath.Join(dir, "src"), todo, opts.Progress); err != nil {
+		return err
 	}
 	log.Info("testenv: built the control plane", "took", time.Since(start).Round(time.Second))
-	return b, nil
+	return nil
 }
 
 func cacheRoot() (string, error) {
@@ -128,11 +166,11 @@ func exists(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-func writeToolsModule(dir string) error {
+func writeToolsModule(dir string, p pins) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("testenv: %w", err)
 	}
-	for name, data := range map[string][]byte{"go.mod": pinnedGoMod, "go.sum": pinnedGoSum, "tools.go": pinnedTools} {
+	for name, data := range map[string][]byte{"go.mod": p.goMod, "go.sum": p.goSum, "tools.go": p.tools} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return fmt.Errorf("testenv: writing tools module: %w", err)
 		}

@@ -26,6 +26,12 @@ const tempPrefix = "kubego-testenv-"
 // Options configure Start. The zero value starts etcd and one kube-apiserver
 // with the defaults described in the package documentation.
 type Options struct {
+	// Version is the kube-apiserver minor version to run ("1.34"; see
+	// Versions). Empty means the KUBEGO_APISERVER_VERSION environment
+	// variable, or DefaultVersion. Each version is built once into the
+	// cache.
+	Version string
+
 	// APIServerFlags are appended to kube-apiserver's command line, after the
 	// defaults, so they override them (e.g. "--watch-cache=false",
 	// "--feature-gates=WatchList=false").
@@ -105,7 +111,12 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	}
 	log := opts.Logger
 	log = defaultlog.Or(log)
-	bins, err := EnsureBinaries(ctx, BuildOptions{Logger: log, Progress: opts.BuildProgress})
+	version, err := resolveVersion(opts.Version)
+	if err != nil {
+		return nil, err
+	}
+	opts.Version = version
+	bins, err := EnsureBinaries(ctx, BuildOptions{Version: version, Logger: log, Progress: opts.BuildProgress})
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +270,12 @@ func (cp *ControlPlane) APIServer() *APIServer {
 // Config returns a new admin *rest.Config (client certificate in group
 // system:masters) for the first kube-apiserver. The caller may modify it.
 func (cp *ControlPlane) Config() *rest.Config { return cp.APIServer().Config() }
+
+// Version returns the kube-apiserver minor version running ("1.37"), as
+// chosen by Options.Version or the environment. With
+// KUBEGO_CONTROLPLANE_BIN it is what was asked for, not checked against
+// the binary.
+func (cp *ControlPlane) Version() string { return cp.opts.Version }
 
 // TokenConfig returns a *rest.Config for the first kube-apiserver that
 // authenticates with the bearer token (typically one of Options.StaticTokens)

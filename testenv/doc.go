@@ -14,6 +14,16 @@
 // seconds. Set KUBEGO_CONTROLPLANE_BIN to a directory holding prebuilt
 // kube-apiserver and etcd binaries to skip building.
 //
+// # Versions
+//
+// The default kube-apiserver is DefaultVersion, the release the library's
+// API types come from. Options.Version (or the KUBEGO_APISERVER_VERSION
+// environment variable, which also reaches every testenv.Shared control
+// plane of a test run) picks an older minor version among Versions(): each
+// is pinned in hack/controlplane/v<minor> with the Kubernetes release's own
+// dependencies, built once into its own cache directory, and run with the
+// default etcd. `make compat` runs the real-server tests against each.
+//
 // # Processes
 //
 // Start picks free loopback ports, generates a CA, a serving certificate, an

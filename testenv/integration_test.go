@@ -144,3 +144,19 @@ func TestControlPlaneLifecycle(t *testing.T) {
 		}
 	})
 }
+
+// The control plane runs the kube-apiserver version it says it runs (the
+// default, or the one KUBEGO_APISERVER_VERSION chose).
+func TestSharedControlPlaneRunsItsVersion(t *testing.T) {
+	cp := testenv.Shared(t)
+	code, body := get(t, cp.Config(), "/version")
+	if code != http.StatusOK {
+		t.Fatalf("GET /version: %d %s", code, body)
+	}
+	// The build is not stamped with a gitVersion; major and minor are the
+	// release's own.
+	minor := strings.TrimPrefix(cp.Version(), "1.")
+	if want := `"minor": "` + minor + `"`; !strings.Contains(body, want) {
+		t.Fatalf("GET /version = %s, want %s", body, want)
+	}
+}

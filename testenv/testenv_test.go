@@ -2,38 +2,87 @@ package testenv
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-func TestPinsMatchToolsModule(t *testing.T) {
-	for _, f := range []struct {
-		embedded []byte
-		path     string
-	}{
-		{pinnedGoMod, "../hack/controlplane/go.mod"},
-		{pinnedGoSum, "../hack/controlplane/go.sum"},
-		{pinnedTools, "../hack/controlplane/tools.go"},
-	} {
-		want, err := os.ReadFile(f.path)
+func TestPinsMatchToolsModules(t *testing.T) {
+	for _, v := range Versions() {
+		p, err := pinsFor(v)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(f.embedded, want) {
-			t.Errorf("embedded copy of %s is stale: run go generate ./testenv", f.path)
+		dir := "../hack/controlplane"
+		if v != DefaultVersion {
+			dir += "/v" + v
+		}
+		for _, f := range []struct {
+			embedded []byte
+			name     string
+		}{{p.goMod, "go.mod"}, {p.goSum, "go.sum"}, {p.tools, "tools.go"}} {
+			want, err := os.ReadFile(dir + "/" + f.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(f.embedded, want) {
+				t.Errorf("embedded copy of %s/%s is stale: run go generate ./testenv", dir, f.name)
+			}
+		}
+		if v != DefaultVersion && !bytes.Contains(p.goMod, []byte("k8s.io/kubernetes v"+v+".")) {
+			t.Errorf("the pins of %s do not require k8s.io/kubernetes v%s.x", v, v)
 		}
 	}
 }
 
 func TestPinHashChangesWithPins(t *testing.T) {
-	before := pinHash()
-	saved := pinnedGoMod
-	t.Cleanup(func() { pinnedGoMod = saved })
-	pinnedGoMod = append(append([]byte(nil), saved...), []byte("\n// changed\n")...)
-	if pinHash() == before {
+	p, err := pinsFor(DefaultVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := p.hash()
+	p.goMod = append(append([]byte(nil), p.goMod...), []byte("\n// changed\n")...)
+	if p.hash() == before {
 		t.Fatal("a change of the pinned go.mod must change the build hash")
+	}
+	hashes := map[string]string{}
+	for _, v := range Versions() {
+		q, _ := pinsFor(v)
+		if other, ok := hashes[q.hash()]; ok {
+			t.Fatalf("versions %s and %s share a build hash", v, other)
+		}
+		hashes[q.hash()] = v
+	}
+}
+
+func TestVersions(t *testing.T) {
+	got := Versions()
+	if len(got) != 4 || got[0] != "1.34" || got[len(got)-1] != DefaultVersion {
+		t.Fatalf("Versions() = %v", got)
+	}
+	t.Setenv(EnvVersion, "")
+	tests := []struct {
+		in, env, want string
+		wantErr       bool
+	}{
+		{in: "", want: DefaultVersion},
+		{in: "1.35", want: "1.35"},
+		{in: "", env: "1.34", want: "1.34"},
+		{in: "1.36", env: "1.34", want: "1.36"},
+		{in: "1.20", wantErr: true},
+		{in: "", env: "latest", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in+"/"+tt.env, func(t *testing.T) {
+			t.Setenv(EnvVersion, tt.env)
+			got, err := resolveVersion(tt.in)
+			var uv *UnknownVersionError
+			if tt.wantErr != errors.As(err, &uv) || got != tt.want {
+				t.Fatalf("resolveVersion(%q) with env %q = %q, %v", tt.in, tt.env, got, err)
+			}
+		})
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 func dev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger) error {
 	fs := newFlagSet("dev")
 	kubeconfigPath := fs.String("kubeconfig", "", "where to write the kubeconfig (default: a new temporary directory)")
+	version := fs.String("version", "", "kube-apiserver minor version")
 	if err := fs.Parse(args); err != nil {
 		return usageError(err.Error())
 	}
@@ -28,7 +29,7 @@ func dev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 		path = filepath.Join(dir, "kubeconfig")
 	}
 	start := time.Now()
-	cp, err := testenv.Start(ctx, testenv.Options{APIServerFlags: fs.Args(), Logger: log, BuildProgress: progressPrinter()})
+	cp, err := testenv.Start(ctx, testenv.Options{Version: *version, APIServerFlags: fs.Args(), Logger: log, BuildProgress: progressPrinter()})
 	if err != nil {
 		return err
 	}
@@ -46,9 +47,9 @@ func dev(ctx context.Context, args []string, stdout io.Writer, log *slog.Logger)
 	return nil
 }
 
-func buildControlPlane(ctx context.Context, stdout io.Writer, log *slog.Logger) error {
+func buildControlPlane(ctx context.Context, version string, stdout io.Writer, log *slog.Logger) error {
 	start := time.Now()
-	bins, err := testenv.EnsureBinaries(ctx, testenv.BuildOptions{Logger: log, Progress: progressPrinter()})
+	bins, err := testenv.EnsureBinaries(ctx, testenv.BuildOptions{Version: version, Logger: log, Progress: progressPrinter()})
 	if err != nil {
 		return err
 	}

@@ -37,8 +37,11 @@ func main() {
 }
 
 const usage = `usage:
-  kubego dev [-kubeconfig PATH] [-- extra kube-apiserver flags]
-  kubego controlplane build
+  kubego dev [-kubeconfig PATH] [-version 1.34] [-- extra kube-apiserver flags]
+  kubego controlplane build [-version 1.34]
+
+-version picks the kube-apiserver minor version (default: $KUBEGO_APISERVER_VERSION,
+or the newest); every version is built once into the cache.
 `
 
 type usageError string
@@ -54,10 +57,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "dev":
 		return dev(ctx, args[1:], stdout, log)
 	case "controlplane":
-		if len(args) != 2 || args[1] != "build" {
+		if len(args) < 2 || args[1] != "build" {
 			return usageError("controlplane takes one subcommand: build")
 		}
-		return buildControlPlane(ctx, stdout, log)
+		fs := newFlagSet("controlplane build")
+		version := fs.String("version", "", "kube-apiserver minor version")
+		if err := fs.Parse(args[2:]); err != nil {
+			return usageError(err.Error())
+		}
+		if fs.NArg() > 0 {
+			return usageError("controlplane build takes no arguments")
+		}
+		return buildControlPlane(ctx, *version, stdout, log)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
