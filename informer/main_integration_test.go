@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"maps"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -210,7 +212,8 @@ func TestIntegrationListFallbackWithoutWatchList(t *testing.T) {
 	cms := client.Typed[*corev1.ConfigMap](c).Namespace(ns)
 	createConfigMaps(t, cms, 20)
 	src := &recBackend{inner: c}
-	f := informer.NewFactory(src, informer.FactoryOptions{})
+	var logs lockedBuffer
+	f := informer.NewFactory(src, informer.FactoryOptions{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -226,6 +229,11 @@ func TestIntegrationListFallbackWithoutWatchList(t *testing.T) {
 	if inf.Store().Len() != 20 {
 		t.Fatalf("synced %d", inf.Store().Len())
 	}
+	// The fallback is said once, at debug level, and is not a failure.
+	out := logs.String()
+	if n := strings.Count(out, "listing instead"); n != 1 || strings.Contains(out, "level=WARN") || strings.Contains(out, "level=ERROR") {
+		t.Fatalf("want one debug line for the fallback and no warning, got:\n%s", out)
+	}
 	cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "late"}}, metav1.CreateOptions{})
 	converge(t, inf, cms)
 	cancel()
@@ -239,4 +247,22 @@ func contains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// lockedBuffer is an io.Writer safe for the informers' goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -389,10 +389,14 @@ func (r *Reflector[T]) openStream(ctx context.Context, s *state[T], now time.Tim
 		if ctx.Err() != nil {
 			return 0
 		}
-		r.fail(err)
 		if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsMethodNotSupported(err) {
-			// The server does not support streaming lists: stop asking.
+			// The server does not support streaming lists (an older
+			// kube-apiserver, or WatchList disabled): not a failure; stop
+			// asking and list from now on.
 			s.streaming = false
+			r.log.Debug("server refused a streaming list (sendInitialEvents); listing instead", "reflector", r.opts.Name, "error", err)
+		} else {
+			r.fail(err)
 		}
 		s.listOnce = true
 		return 0
