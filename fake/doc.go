@@ -20,8 +20,8 @@
 // Every built-in kind of k8s.io/api (resource names and scope from the
 // client package's generated table) in its GA versions, as a default
 // kube-apiserver (Options.AllVersions adds the alpha and beta ones), in
-// JSON and protobuf, chosen by Accept
-// and Content-Type like kube-apiserver. Custom resources are served in JSON
+// JSON and protobuf, chosen by Accept and Content-Type like
+// kube-apiserver. Custom resources are served in JSON
 // once registered: through Options.Resources or Register (kind, plural,
 // scope, status and scale subresources), or by creating an
 // apiextensions.k8s.io/v1 CustomResourceDefinition through the API, which
@@ -69,8 +69,8 @@
 //   - managedFields are maintained on every write (the fieldManager
 //     parameter, else the User-Agent's program name);
 //   - Events are one storage served through core/v1 and events.k8s.io: an
-//     Event written through either group is read, listed and watched
-//     through the other (same uid and resourceVersion, fields under that
+//     Event written through either group is read, listed, watched and
+//     deleted through the other (same uid and resourceVersion, fields under that
 //     group's names: involvedObject is regarding, message is note,
 //     reportingComponent is reportingController, source, firstTimestamp,
 //     lastTimestamp and count are the deprecated* fields), with each
@@ -87,7 +87,7 @@
 //   - server-side apply to the status subresource records the applier's
 //     ownership of the status fields, so a second manager's apply of the
 //     same field conflicts (409) and a field the applier stops sending is
-//     removed, as on the main resource;
+//     removed, as on the main resource.
 //
 // Accept asking for PartialObjectMetadata or PartialObjectMetadataList
 // (the metadata client) in meta.k8s.io/v1 or v1beta1 is answered with
@@ -100,8 +100,8 @@
 // resourceVersion, send synthetic ADDED events for "" and "0", honour
 // allowWatchBookmarks (periodic bookmarks every Options.BookmarkInterval)
 // and sendInitialEvents (ending, when bookmarks are allowed, with the
-// bookmark annotated k8s.io/initial-events-end), and follow objects entering and leaving a
-// selector as ADDED and DELETED. The server keeps the last
+// bookmark annotated k8s.io/initial-events-end), and follow objects
+// entering and leaving a selector as ADDED and DELETED. The server keeps the last
 // Options.HistoryWindow events: a watch, exact list or continue token older
 // than that gets 410 Expired. Watch frames are byte-compatible with
 // kube-apiserver's (newline-delimited JSON WatchEvents; protobuf WatchEvents
@@ -179,8 +179,12 @@
 //     an administrator; impersonation headers are ignored.
 //   - With Options.AllVersions, each version of a resource has its own
 //     storage (apps/v1 and apps/v1beta2 Deployments do not see each
-//     other); no conversion. Events are the one exception (above). Their managedFields are kept
-//     as written, under the apiVersion of the writer, in both groups.
+//     other); no conversion. Events are the one exception (above); their
+//     managedFields are kept as written, under the apiVersion of the
+//     writer, in every group.
+//   - No /openapi/v2 or /openapi/v3: kubectl's client-side validation
+//     (create, apply, replace without --validate=false) and kubectl
+//     explain fail.
 //   - Built-in kinds that track generation are a fixed list (Deployment,
 //     ReplicaSet, StatefulSet, DaemonSet, ReplicationController, Job,
 //     CronJob, Pod, HPA, PDB, Ingress, NetworkPolicy, admission policies and
