@@ -43,6 +43,7 @@ func fidelityCases() []conformanceCase {
 		{"NamespaceFinalizersChangeOnlyThroughFinalize", namespaceFinalize},
 		{"EphemeralContainersSubresourceWritesOnlyThem", ephemeralContainers},
 		{"CSRApprovalSubresourceWritesOnlyConditions", csrApproval},
+		{"ServiceAccountTokenIsIssued", serviceAccountToken},
 		{"StatusApplyKeepsOwnershipBuiltin", statusApplyKeepsOwnershipBuiltin},
 		{"StatusApplyKeepsOwnershipCustom", statusApplyKeepsOwnershipCustom},
 	}
@@ -253,6 +254,31 @@ func csrApproval(e *env) {
 	if len(csr.Spec.Usages) != 1 || csr.Labels["approved"] != "yes" {
 		e.Fatalf("after approval: usages %v, labels %v; want the spec kept and the label written", csr.Spec.Usages, csr.Labels)
 	}
+}
+
+// serviceaccounts/token issues a token for the service account (kubectl
+// create token) and stores nothing.
+func serviceAccountToken(e *env) {
+	if v := e.subresourceVerbs("/api/v1", "serviceaccounts/token"); !slices.Equal(v, []string{"create"}) {
+		e.Fatalf("serviceaccounts/token verbs %v", v)
+	}
+	must(e, e.c.Post().Namespace(e.ns).Resource("serviceaccounts").Body(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "robot"}}).Do(e.ctx).Error())
+	token := func(secs int64) (*authenticationv1.TokenRequest, error) {
+		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{"conformance"}, ExpirationSeconds: &secs}}
+		err := e.c.Post().Namespace(e.ns).Resource("serviceaccounts").Name("robot").SubResource("token").Body(tr).Do(e.ctx).Into(tr)
+		return tr, err
+	}
+	tr, err := token(3600)
+	must(e, err)
+	left := time.Until(tr.Status.ExpirationTimestamp.Time)
+	if tr.Status.Token == "" || left < 50*time.Minute || left > 70*time.Minute || !slices.Equal(tr.Spec.Audiences, []string{"conformance"}) {
+		e.Fatalf("token request answered %+v (expires in %s)", tr, left)
+	}
+	_, err = token(60)
+	wantStatus(e, err, 422, metav1.StatusReasonInvalid)
+	err = e.c.Post().Namespace(e.ns).Resource("serviceaccounts").Name("nobody").SubResource("token").
+		Body(&authenticationv1.TokenRequest{}).Do(e.ctx).Error()
+	wantStatus(e, err, 404, metav1.StatusReasonNotFound)
 }
 
 // statusApplyKeepsOwnership checks server-side apply to a status

@@ -161,6 +161,12 @@ func (s *Server) resourceList(gv schema.GroupVersion) *metav1.APIResourceList {
 				Name: res.gvr.Resource + "/" + name, Namespaced: res.namespaced, Kind: res.gvk.Kind, Verbs: p.verbs,
 			})
 		}
+		if isToken(res, "token") {
+			list.APIResources = append(list.APIResources, metav1.APIResource{
+				Name: res.gvr.Resource + "/token", Namespaced: res.namespaced, Group: tokenRequest.gvk.Group,
+				Version: tokenRequest.gvk.Version, Kind: tokenRequest.gvk.Kind, Verbs: verbsCreate,
+			})
+		}
 		if res.scale {
 			list.APIResources = append(list.APIResources, metav1.APIResource{
 				Name: res.gvr.Resource + "/scale", Namespaced: res.namespaced,
@@ -205,6 +211,12 @@ func (s *Server) serveAggregated(w http.ResponseWriter, mt string, legacy bool) 
 				p, _ := res.part(name)
 				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
 					Subresource: name, ResponseKind: &metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, Verbs: p.verbs,
+				})
+			}
+			if isToken(res, "token") {
+				tk := tokenRequest.gvk
+				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
+					Subresource: "token", ResponseKind: &metav1.GroupVersionKind{Group: tk.Group, Version: tk.Version, Kind: tk.Kind}, Verbs: verbsCreate,
 				})
 			}
 			if res.scale {

@@ -55,7 +55,8 @@
 //     certificatesigningrequests/approval only the metadata and
 //     status.conditions (without filling in their timestamps), and
 //     namespaces/finalize (update only) everything but the status: a
-//     namespace's spec.finalizers change only there;
+//     namespace's spec.finalizers change only there; serviceaccounts/token
+//     (create only) issues a token (see below);
 //   - deletion with finalizers sets deletionTimestamp; new finalizers are
 //     refused then; the write that removes the last finalizer deletes the
 //     object (one DELETED event with the last stored state); a Pod bound to
@@ -214,12 +215,13 @@
 //     stored, as on a real server, but the fake allows everything (every
 //     access review says allowed, the rules review allows all), every
 //     request is the user system:admin of group system:masters, and no
-//     token authenticates. Other virtual and connect resources (bindings,
-//     evictions, serviceaccounts/token, pods/log, exec, proxy) are not
-//     implemented: 404. Table output is not served.
+//     token authenticates. A token from serviceaccounts/token has a JWT's
+//     shape and claims (iss and default audience
+//     https://kubernetes.default.svc) but no signature. Other virtual and
+//     connect resources (bindings, evictions, pods/log, exec, proxy) are
+//     not implemented: 404. Table output is not served.
 //   - Discovery lists only the subresources the fake serves (above; not
-//     pods/resize, pods/binding, pods/eviction, serviceaccounts/token or
-//     the connect ones), and has no apiregistration.k8s.io. A kind that
+//     pods/resize, pods/binding, pods/eviction or the connect ones), and has no apiregistration.k8s.io. A kind that
 //     kube-apiserver serves only behind a feature gate is served if its
 //     version is GA.
 //   - dryRun is honoured for create, update, patch and delete, without the

@@ -69,7 +69,7 @@ func (s *Server) parsePath(r *http.Request) (*request, bool, error) {
 		req.sub = parts[2]
 		_, isPart := res.part(req.sub)
 		switch {
-		case req.sub == "status" && res.status, req.sub == "scale" && res.scale, isPart:
+		case req.sub == "status" && res.status, req.sub == "scale" && res.scale, isPart, isToken(res, req.sub):
 		default:
 			return nil, true, notFoundPath()
 		}
@@ -105,6 +105,12 @@ func (s *Server) parsePath(r *http.Request) (*request, bool, error) {
 	}
 	if req.sub == "" && !slices.Contains(res.verbs(), req.verb) {
 		return nil, true, methodNotAllowed()
+	}
+	if isToken(res, req.sub) {
+		if req.verb != "create" {
+			return nil, true, methodNotAllowed()
+		}
+		return req, true, nil
 	}
 	if req.verb == "create" && req.name != "" {
 		return nil, true, apierrors.NewMethodNotSupported(res.groupResource(), "create with a name")
@@ -166,6 +172,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case isToken(req.res, req.sub):
+		err = s.handleToken(w, req)
 	case reviews[req.res.gvr.GroupResource()] != nil:
 		err = s.handleReview(w, req, reviews[req.res.gvr.GroupResource()])
 	case req.verb == "get":
