@@ -16,7 +16,7 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 func crdResource() *resource {
 	return &resource{
 		gvr: crdGVR, gvk: crdGVR.GroupVersion().WithKind("CustomResourceDefinition"),
-		status: true, generation: true, shortNames: []string{"crd", "crds"},
+		status: true, generation: true, shortNames: []string{"crd", "crds"}, categories: []string{"api-extensions"},
 	}
 }
 
@@ -71,7 +71,7 @@ func (s *Server) crdCreated(o *object) {
 	}
 	rv := s.st.next()
 	(&unstructured.Unstructured{Object: u}).SetResourceVersion(strconv.FormatUint(rv, 10))
-	s.st.put(watch.Modified, newObject(o.res, u, rv), o)
+	s.put(watch.Modified, newObject(o.res, u, rv), o)
 }
 
 func storedVersions(u map[string]any) []any {

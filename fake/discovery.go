@@ -153,8 +153,20 @@ func (s *Server) resourceList(gv schema.GroupVersion) *metav1.APIResourceList {
 	for _, res := range rs {
 		list.APIResources = append(list.APIResources, metav1.APIResource{
 			Name: res.gvr.Resource, SingularName: strings.ToLower(res.gvk.Kind), Namespaced: res.namespaced,
-			Kind: res.gvk.Kind, Verbs: verbsMain, ShortNames: res.shortNames, Categories: res.categories,
+			Kind: res.gvk.Kind, Verbs: res.verbs(), ShortNames: res.shortNames, Categories: res.categories,
 		})
+		for _, name := range res.partNames() {
+			p, _ := res.part(name)
+			list.APIResources = append(list.APIResources, metav1.APIResource{
+				Name: res.gvr.Resource + "/" + name, Namespaced: res.namespaced, Kind: res.gvk.Kind, Verbs: p.verbs,
+			})
+		}
+		if isToken(res, "token") {
+			list.APIResources = append(list.APIResources, metav1.APIResource{
+				Name: res.gvr.Resource + "/token", Namespaced: res.namespaced, Group: tokenRequest.gvk.Group,
+				Version: tokenRequest.gvk.Version, Kind: tokenRequest.gvk.Kind, Verbs: verbsCreate,
+			})
+		}
 		if res.scale {
 			list.APIResources = append(list.APIResources, metav1.APIResource{
 				Name: res.gvr.Resource + "/scale", Namespaced: res.namespaced,
@@ -192,8 +204,20 @@ func (s *Server) serveAggregated(w http.ResponseWriter, mt string, legacy bool) 
 			gvk := res.gvk
 			rd := apidiscoveryv2.APIResourceDiscovery{
 				Resource: res.gvr.Resource, ResponseKind: &metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
-				Scope: scope, SingularResource: strings.ToLower(gvk.Kind), Verbs: verbsMain,
+				Scope: scope, SingularResource: strings.ToLower(gvk.Kind), Verbs: res.verbs(),
 				ShortNames: res.shortNames, Categories: res.categories,
+			}
+			for _, name := range res.partNames() {
+				p, _ := res.part(name)
+				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
+					Subresource: name, ResponseKind: &metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, Verbs: p.verbs,
+				})
+			}
+			if isToken(res, "token") {
+				tk := tokenRequest.gvk
+				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
+					Subresource: "token", ResponseKind: &metav1.GroupVersionKind{Group: tk.Group, Version: tk.Version, Kind: tk.Kind}, Verbs: verbsCreate,
+				})
 			}
 			if res.scale {
 				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{

@@ -18,14 +18,19 @@
 // # What it serves
 //
 // Every built-in kind of k8s.io/api (resource names and scope from the
-// client package's generated table), in JSON and protobuf, chosen by Accept
-// and Content-Type like kube-apiserver. Custom resources are served in JSON
+// client package's generated table) in its GA versions, as a default
+// kube-apiserver (Options.AllVersions adds the alpha and beta ones), in
+// JSON and protobuf, chosen by Accept and Content-Type like
+// kube-apiserver. Custom resources are served in JSON
 // once registered: through Options.Resources or Register (kind, plural,
 // scope, status and scale subresources), or by creating an
 // apiextensions.k8s.io/v1 CustomResourceDefinition through the API, which
 // serves its versions and is marked Established, as on a real server.
 // Discovery answers /api, /apis, /api/v1, /apis/<group>[/<version>] and
-// aggregated discovery (apidiscovery.k8s.io/v2) when Accept asks for it;
+// aggregated discovery (apidiscovery.k8s.io/v2) when Accept asks for it,
+// with the verbs, short names and categories kube-apiserver gives the
+// built-in resources; a resource answers only the verbs it lists (405
+// for the others, as namespaces for a DELETE of the collection);
 // /version, /healthz, /readyz and /livez answer too.
 //
 // # Semantics
@@ -46,6 +51,12 @@
 //   - status and scale subresources: writes to the main resource keep the
 //     stored status, writes to /status keep everything else, /scale reads
 //     and writes spec.replicas as an autoscaling/v1 Scale;
+//     pods/ephemeralcontainers writes only spec.ephemeralContainers,
+//     certificatesigningrequests/approval only the metadata and
+//     status.conditions (without filling in their timestamps), and
+//     namespaces/finalize (update only) everything but the status: a
+//     namespace's spec.finalizers change only there; serviceaccounts/token
+//     (create only) issues a token (see below);
 //   - deletion with finalizers sets deletionTimestamp; new finalizers are
 //     refused then; the write that removes the last finalizer deletes the
 //     object (one DELETED event with the last stored state); a Pod bound to
@@ -58,14 +69,30 @@
 //     deletes its contents and finalizes it once empty;
 //   - managedFields are maintained on every write (the fieldManager
 //     parameter, else the User-Agent's program name);
+//   - Events are one storage served through core/v1 and events.k8s.io: an
+//     Event written through either group is read, listed, watched and
+//     deleted through the other (same uid and resourceVersion, fields under that
+//     group's names: involvedObject is regarding, message is note,
+//     reportingComponent is reportingController, source, firstTimestamp,
+//     lastTimestamp and count are the deprecated* fields), with each
+//     group's field selectors;
+//   - a CustomResourceDefinition of a group of the Kubernetes project
+//     (k8s.io, kubernetes.io and their subdomains) needs the annotation
+//     api-approved.kubernetes.io set to a URL or to a reason starting with
+//     "unapproved": without it create is 422 Invalid, and so is an update
+//     that changes the annotation's state to missing or malformed;
 //   - an immediate DELETE answers with a Success Status, except for the
 //     kinds whose registry returns the deleted object (Pod, ServiceAccount,
 //     StorageClass); an object only marked for deletion is returned as is;
-//     a DELETE of a collection answers with the list of deleted items.
+//     a DELETE of a collection answers with the list of deleted items;
+//   - server-side apply to the status subresource records the applier's
+//     ownership of the status fields, so a second manager's apply of the
+//     same field conflicts (409) and a field the applier stops sending is
+//     removed, as on the main resource.
 //
 // Accept asking for PartialObjectMetadata or PartialObjectMetadataList
-// (the metadata client) is answered with metadata only, in JSON; Table and
-// other conversions are 406.
+// (the metadata client) in meta.k8s.io/v1 or v1beta1 is answered with
+// metadata only, in JSON; Table and other conversions are 406.
 //
 // Lists take label selectors, the field selectors the real server supports
 // per kind (unsupported fields are 400), limit and continue (opaque tokens
@@ -73,9 +100,9 @@
 // resourceVersionMatch Exact or NotOlderThan. Watches start from a
 // resourceVersion, send synthetic ADDED events for "" and "0", honour
 // allowWatchBookmarks (periodic bookmarks every Options.BookmarkInterval)
-// and sendInitialEvents (ending with the bookmark annotated
-// k8s.io/initial-events-end), and follow objects entering and leaving a
-// selector as ADDED and DELETED. The server keeps the last
+// and sendInitialEvents (ending, when bookmarks are allowed, with the
+// bookmark annotated k8s.io/initial-events-end), and follow objects
+// entering and leaving a selector as ADDED and DELETED. The server keeps the last
 // Options.HistoryWindow events: a watch, exact list or continue token older
 // than that gets 410 Expired. Watch frames are byte-compatible with
 // kube-apiserver's (newline-delimited JSON WatchEvents; protobuf WatchEvents
@@ -117,20 +144,48 @@
 //     every 5 minutes, so a young control plane still replays a watch from
 //     resourceVersion 1 (the fake's history window is set small in the test).
 //
-// # Known differences not covered by the suite
+// # What it does not validate
 //
 // The fake is a storage and protocol emulator, not a re-implementation of
-// every registry strategy. Plainly:
+// every registry strategy. It checks that a write names an object
+// (name or generateName), of the resource's kind, in an existing namespace
+// that is not terminating, with a current resourceVersion, and the
+// approval annotation of protected CRD groups (above). It stores without
+// complaint what kube-apiserver would refuse:
 //
-//   - No defaulting and no validation beyond names, namespaces and kinds:
-//     a Deployment keeps an unset replicas field, a Service gets no
-//     clusterIP, invalid specs are stored. (A new Pod does get phase
-//     Pending and a QoS class, computed from requests and limits compared
-//     as written.)
+//   - object names and metadata: the format of names (DNS subdomain or
+//     label, per kind), of label and annotation keys and values, of
+//     finalizer names and owner references;
+//   - the spec and status of built-in kinds: required fields, value
+//     ranges, enums, and the immutable fields of updates (a Deployment's
+//     selector, a Service's clusterIP, a Job's template, an Event's
+//     message and involvedObject, ...);
+//   - Events written through events.k8s.io/v1 need not carry eventTime,
+//     reportingController, reportingInstance or action, and may carry the
+//     deprecated fields;
+//   - custom resources against their CRD's schema (see below), and a
+//     CustomResourceDefinition itself beyond the approval annotation:
+//     names, versions, scope changes, structural schemas, conversion;
+//   - field validation (fieldValidation=Strict): unknown fields in
+//     built-in objects are dropped silently, with no error and no warning;
+//   - admission: quota, limit ranges, Pod Security, service account
+//     tokens, webhooks and validating admission policies.
+//
+// # Other known differences not covered by the suite
+//
+//   - No defaulting: a Deployment keeps an unset replicas field, a
+//     Service gets no clusterIP. (A new Pod does get phase Pending and a
+//     QoS class, computed from requests and limits compared as written.)
 //   - No admission, authentication or authorization: every request acts as
 //     an administrator; impersonation headers are ignored.
-//   - Each version of a resource has its own storage (apps/v1 and
-//     apps/v1beta2 Deployments do not see each other); no conversion.
+//   - With Options.AllVersions, each version of a resource has its own
+//     storage (apps/v1 and apps/v1beta2 Deployments do not see each
+//     other); no conversion. Events are the one exception (above); their
+//     managedFields are kept as written, under the apiVersion of the
+//     writer, in every group.
+//   - No /openapi/v2 or /openapi/v3: kubectl's client-side validation
+//     (create, apply, replace without --validate=false) and kubectl
+//     explain fail.
 //   - Built-in kinds that track generation are a fixed list (Deployment,
 //     ReplicaSet, StatefulSet, DaemonSet, ReplicationController, Job,
 //     CronJob, Pod, HPA, PDB, Ingress, NetworkPolicy, admission policies and
@@ -147,8 +202,6 @@
 //   - Custom resources have no selectableFields field selectors.
 //   - Updating a CustomResourceDefinition does not change what is served;
 //     only create and delete do.
-//   - Unknown fields in built-in objects are dropped silently (no
-//     fieldValidation=Strict error, no warning header).
 //   - Lists at resourceVersion "0" are served at the newest state (a real
 //     server may answer from a slightly stale cache). A resourceVersion
 //     newer than the server's is 504 at once (a real server waits up to 3s).
@@ -156,10 +209,21 @@
 //     watch cache keeps a window per resource). Slow watchers are never
 //     dropped and watches have no server-side timeout beyond
 //     timeoutSeconds.
-//   - Virtual and connect resources (TokenReview, SubjectAccessReview,
-//     SelfSubjectReview, bindings, evictions, pods/log, exec, proxy) are
-//     not implemented: review kinds are stored like ordinary objects and
-//     other subresources are 404. Table output is not served.
+//   - Reviews (SelfSubjectAccessReview, SubjectAccessReview,
+//     LocalSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview,
+//     TokenReview: kubectl auth can-i and whoami) are answered and not
+//     stored, as on a real server, but the fake allows everything (every
+//     access review says allowed, the rules review allows all), every
+//     request is the user system:admin of group system:masters, and no
+//     token authenticates. A token from serviceaccounts/token has a JWT's
+//     shape and claims (iss and default audience
+//     https://kubernetes.default.svc) but no signature. Other virtual and
+//     connect resources (bindings, evictions, pods/log, exec, proxy) are
+//     not implemented: 404. Table output is not served.
+//   - Discovery lists only the subresources the fake serves (above; not
+//     pods/resize, pods/binding, pods/eviction or the connect ones), and has no apiregistration.k8s.io. A kind that
+//     kube-apiserver serves only behind a feature gate is served if its
+//     version is GA.
 //   - dryRun is honoured for create, update, patch and delete, without the
 //     admission and defaulting a real dry run would show.
 //   - Server-side apply to the scale subresource is 415 (update and the

@@ -41,6 +41,15 @@ func integer(path ...string) fieldGetter {
 	}
 }
 
+// eventSource is an Event's source field: source.component, else the
+// reporting controller.
+func eventSource(u map[string]any) string {
+	if c := str("source", "component")(u); c != "" {
+		return c
+	}
+	return str("reportingComponent")(u)
+}
+
 // selectableFields lists, per kind, the field selectors kube-apiserver
 // supports beyond metadata.name and metadata.namespace (the
 // ToSelectableFields of pkg/registry/*/strategy.go).
@@ -65,8 +74,21 @@ var selectableFields = map[schema.GroupKind]map[string]fieldGetter{
 		"involvedObject.fieldPath":       str("involvedObject", "fieldPath"),
 		"reason":                         str("reason"),
 		"reportingComponent":             str("reportingComponent"),
-		"source":                         str("source", "component"),
+		"source":                         eventSource,
 		"type":                           str("type"),
+	},
+	// The same fields under their events.k8s.io names.
+	{Group: "events.k8s.io", Kind: "Event"}: {
+		"regarding.kind":            str("regarding", "kind"),
+		"regarding.namespace":       str("regarding", "namespace"),
+		"regarding.name":            str("regarding", "name"),
+		"regarding.uid":             str("regarding", "uid"),
+		"regarding.apiVersion":      str("regarding", "apiVersion"),
+		"regarding.resourceVersion": str("regarding", "resourceVersion"),
+		"regarding.fieldPath":       str("regarding", "fieldPath"),
+		"reason":                    str("reason"),
+		"reportingController":       str("reportingController"),
+		"type":                      str("type"),
 	},
 	{Kind: "Secret"}:                    {"type": str("type")},
 	{Kind: "Namespace"}:                 {"status.phase": str("status", "phase")},

@@ -7,7 +7,7 @@ import (
 )
 
 func podResource() *resource {
-	return newRegistry().byGVR[schema.GroupVersionResource{Version: "v1", Resource: "pods"}]
+	return newRegistry(false).byGVR[schema.GroupVersionResource{Version: "v1", Resource: "pods"}]
 }
 
 func TestFieldSelector(t *testing.T) {

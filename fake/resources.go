@@ -2,6 +2,7 @@ package fake
 
 import (
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,17 +73,56 @@ var scaleKinds = map[schema.GroupKind]bool{
 	{Group: "", Kind: "ReplicationController"}: true,
 }
 
+// Verbs of the built-in resources that do not have them all.
+var (
+	verbsCreate = []string{"create"}
+	verbsRead   = []string{"get", "list"}
+	// verbsNoCollectionDelete are those of resources whose registry
+	// cannot delete a collection.
+	verbsNoCollectionDelete = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
+)
+
+// builtinVerbs are the verbs kube-apiserver serves for the built-in
+// resources that do not have them all (any version); others have
+// verbsMain. A request with another verb is 405.
+var builtinVerbs = map[schema.GroupResource][]string{
+	{Resource: "namespaces"}:        verbsNoCollectionDelete,
+	{Resource: "componentstatuses"}: verbsRead,
+}
+
+// verbs returns the verbs discovery lists for res, and the only ones its
+// main resource answers.
+func (r *resource) verbs() []string {
+	gr := r.gvr.GroupResource()
+	if reviews[gr] != nil {
+		return verbsCreate
+	}
+	if v, ok := builtinVerbs[gr]; ok && r.builtin {
+		return v
+	}
+	return verbsMain
+}
+
 // registry is the set of served resources. It is built at construction and
 // grows only through Register, under the server's lock.
 type registry struct {
 	byGVR map[schema.GroupVersionResource]*resource
 	byGVK map[schema.GroupVersionKind]*resource
+	// events are the views of the one Event storage, core/v1 first.
+	events []*resource
 }
 
-func newRegistry() *registry {
+// newRegistry serves the built-in kinds: all their versions, or (all
+// false) only the GA ones, as kube-apiserver by default. No built-in
+// alpha or beta version is enabled by default since Kubernetes 1.24, and
+// every GA version of k8s.io/api is served.
+func newRegistry(all bool) *registry {
 	r := &registry{byGVR: map[schema.GroupVersionResource]*resource{}, byGVK: map[schema.GroupVersionKind]*resource{}}
 	s := scheme.Default()
 	for m := range client.BuiltinKinds {
+		if !all && prerelease(m.Kind.Version) {
+			continue
+		}
 		t, ok := s.AllKnownTypes()[m.Kind]
 		if !ok {
 			continue
@@ -96,20 +136,35 @@ func newRegistry() *registry {
 			gvr:        m.Resource,
 			gvk:        m.Kind,
 			namespaced: m.Namespaced,
-			status:     hasStatus,
+			status:     hasStatus && reviews[m.Resource.GroupResource()] == nil,
 			scale:      scaleKinds[m.Kind.GroupKind()],
 			builtin:    true,
 			generation: generationKinds[m.Kind.Kind],
 			shortNames: builtinShortNames[m.Resource.Resource],
+			categories: builtinCategories[m.Resource.GroupResource()],
 		})
 	}
 	r.add(crdResource())
 	return r
 }
 
+// prerelease reports whether an API version is alpha or beta.
+func prerelease(version string) bool {
+	return strings.Contains(version, "alpha") || strings.Contains(version, "beta")
+}
+
 func (r *registry) add(res *resource) {
 	r.byGVR[res.gvr] = res
 	r.byGVK[res.gvk] = res
+	if isEvent(res) {
+		r.events = append(r.events, res)
+		slices.SortFunc(r.events, func(a, b *resource) int {
+			if a.gvk.Group != b.gvk.Group {
+				return strings.Compare(a.gvk.Group, b.gvk.Group)
+			}
+			return strings.Compare(a.gvk.Version, b.gvk.Version)
+		})
+	}
 }
 
 // groups returns the served group/versions, sorted with the legacy core
@@ -181,6 +236,28 @@ var builtinShortNames = map[string][]string{
 	"poddisruptionbudgets": {"pdb"}, "limitranges": {"limits"}, "resourcequotas": {"quota"},
 	"customresourcedefinitions": {"crd", "crds"}, "storageclasses": {"sc"},
 	"priorityclasses": {"pc"}, "certificatesigningrequests": {"csr"},
+	"componentstatuses": {"cs"}, "ipaddresses": {"ip"}, "volumeattributesclasses": {"vac"},
+}
+
+// builtinCategories are the categories kube-apiserver advertises: "all"
+// (kubectl get all) and "api-extensions".
+var builtinCategories = map[schema.GroupResource][]string{
+	{Resource: "pods"}:                                                                     {"all"},
+	{Resource: "replicationcontrollers"}:                                                   {"all"},
+	{Resource: "services"}:                                                                 {"all"},
+	{Group: "apps", Resource: "daemonsets"}:                                                {"all"},
+	{Group: "apps", Resource: "deployments"}:                                               {"all"},
+	{Group: "apps", Resource: "replicasets"}:                                               {"all"},
+	{Group: "apps", Resource: "statefulsets"}:                                              {"all"},
+	{Group: "autoscaling", Resource: "horizontalpodautoscalers"}:                           {"all"},
+	{Group: "batch", Resource: "cronjobs"}:                                                 {"all"},
+	{Group: "batch", Resource: "jobs"}:                                                     {"all"},
+	{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}:     {"api-extensions"},
+	{Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations"}:   {"api-extensions"},
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}:       {"api-extensions"},
+	{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicybindings"}: {"api-extensions"},
+	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicies"}:         {"api-extensions"},
+	{Group: "admissionregistration.k8s.io", Resource: "mutatingadmissionpolicybindings"}:   {"api-extensions"},
 }
 
 // newTyped returns a new typed object of a built-in kind, or nil.

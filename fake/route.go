@@ -2,6 +2,7 @@ package fake
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,7 +18,7 @@ type request struct {
 	name      string
 	sub       string // "", "status" or "scale"
 	mt        string // negotiated response media type
-	asMeta    bool   // answer with PartialObjectMetadata
+	asMeta    string // answer with PartialObjectMetadata of this meta.k8s.io version (v1, v1beta1); "" for whole objects
 	r         *http.Request
 }
 
@@ -66,8 +67,9 @@ func (s *Server) parsePath(r *http.Request) (*request, bool, error) {
 	}
 	if len(parts) > 2 {
 		req.sub = parts[2]
+		_, isPart := res.part(req.sub)
 		switch {
-		case req.sub == "status" && res.status, req.sub == "scale" && res.scale:
+		case req.sub == "status" && res.status, req.sub == "scale" && res.scale, isPart, isToken(res, req.sub):
 		default:
 			return nil, true, notFoundPath()
 		}
@@ -101,6 +103,15 @@ func (s *Server) parsePath(r *http.Request) (*request, bool, error) {
 	default:
 		return nil, true, apierrors.NewMethodNotSupported(res.groupResource(), r.Method)
 	}
+	if req.sub == "" && !slices.Contains(res.verbs(), req.verb) {
+		return nil, true, methodNotAllowed()
+	}
+	if isToken(res, req.sub) {
+		if req.verb != "create" {
+			return nil, true, methodNotAllowed()
+		}
+		return req, true, nil
+	}
 	if req.verb == "create" && req.name != "" {
 		return nil, true, apierrors.NewMethodNotSupported(res.groupResource(), "create with a name")
 	}
@@ -110,7 +121,19 @@ func (s *Server) parsePath(r *http.Request) (*request, bool, error) {
 	if req.sub != "" && req.verb != "get" && req.verb != "update" && req.verb != "patch" {
 		return nil, true, apierrors.NewMethodNotSupported(res.groupResource(), req.verb+" on "+req.sub)
 	}
+	if p, ok := res.part(req.sub); ok && !slices.Contains(p.verbs, req.verb) {
+		return nil, true, methodNotAllowed()
+	}
 	return req, true, nil
+}
+
+// methodNotAllowed is kube-apiserver's answer to a verb a resource's
+// registry does not implement at that path.
+func methodNotAllowed() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusMethodNotAllowed, Reason: metav1.StatusReasonMethodNotAllowed,
+		Message: "the server does not allow this method on the requested resource", Details: &metav1.StatusDetails{},
+	}}
 }
 
 func notFoundPath() error {
@@ -141,29 +164,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.mt = mt
-	if partialMetadata(r) {
-		req.mt, req.asMeta = mediaJSON, true
+	if v := partialMetadata(r); v != "" {
+		req.mt, req.asMeta = mediaJSON, v
 	}
 	if err := s.faults.apply(r.Context(), req); err != nil {
 		writeError(w, mt, err)
 		return
 	}
-	switch req.verb {
-	case "get":
+	switch {
+	case isToken(req.res, req.sub):
+		err = s.handleToken(w, req)
+	case reviews[req.res.gvr.GroupResource()] != nil:
+		err = s.handleReview(w, req, reviews[req.res.gvr.GroupResource()])
+	case req.verb == "get":
 		err = s.handleGet(w, req)
-	case "list":
+	case req.verb == "list":
 		err = s.handleList(w, req)
-	case "watch":
+	case req.verb == "watch":
 		err = s.handleWatch(w, req)
-	case "create":
+	case req.verb == "create":
 		err = s.handleCreate(w, req)
-	case "update":
+	case req.verb == "update":
 		err = s.handleUpdate(w, req)
-	case "patch":
+	case req.verb == "patch":
 		err = s.handlePatch(w, req)
-	case "delete":
+	case req.verb == "delete":
 		err = s.handleDelete(w, req)
-	case "deletecollection":
+	case req.verb == "deletecollection":
 		err = s.handleDeleteCollection(w, req)
 	}
 	if err != nil {

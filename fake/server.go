@@ -18,7 +18,7 @@ import (
 )
 
 // Options configures a Server. The zero value serves every built-in kind
-// with default settings.
+// in the versions a default kube-apiserver serves, with default settings.
 type Options struct {
 	// HistoryWindow is how many events (across all resources) the server
 	// keeps for watches and for consistent lists at an older
@@ -29,8 +29,16 @@ type Options struct {
 	// BookmarkInterval is how often a watch that allows bookmarks gets a
 	// BOOKMARK event carrying the current resourceVersion. Zero means one
 	// minute (like kube-apiserver); negative disables periodic bookmarks
-	// (the initial-events-end bookmark of sendInitialEvents is always sent).
+	// (the initial-events-end bookmark of sendInitialEvents is sent
+	// whenever the watch allows bookmarks).
 	BookmarkInterval time.Duration
+
+	// AllVersions serves every version of every kind of k8s.io/api, also
+	// the alpha and beta versions a default kube-apiserver does not serve
+	// (as a server whose --runtime-config enables them all). By default
+	// only the GA versions are served, as by kube-apiserver without
+	// --runtime-config: a request for extensions/v1beta1 is 404.
+	AllVersions bool
 
 	// Resources are custom resources served in addition to the built-in
 	// kinds. More can be added with Server.Register.
@@ -108,7 +116,7 @@ func NewServer(opts Options, objects ...runtime.Object) *Server {
 		opts:   opts,
 		clock:  clock.Or(opts.Clock),
 		logger: opts.Logger,
-		reg:    newRegistry(),
+		reg:    newRegistry(opts.AllVersions),
 		st:     newStore(opts.HistoryWindow),
 		fms:    map[fmKey]*managedfields.FieldManager{},
 		closed: make(chan struct{}),

@@ -49,9 +49,6 @@ func (s *Server) handleWatch(w http.ResponseWriter, req *request) error {
 		if *sie && lo.ResourceVersionMatch != metav1.ResourceVersionMatchNotOlderThan {
 			return invalidOpts("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan", "resourceVersionMatch", lo.ResourceVersionMatch)
 		}
-		if *sie && !lo.AllowWatchBookmarks {
-			return invalidOpts("sendInitialEvents requires setting allowWatchBookmarks to true", "allowWatchBookmarks", false)
-		}
 	} else if lo.ResourceVersionMatch != "" {
 		return invalidOpts("resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided", "resourceVersionMatch", lo.ResourceVersionMatch)
 	}
@@ -114,7 +111,9 @@ func (s *Server) handleWatch(w http.ResponseWriter, req *request) error {
 			return nil
 		}
 	}
-	if sie != nil && *sie {
+	// Without allowWatchBookmarks the initial events are sent with no
+	// bookmark marking their end, as kube-apiserver does.
+	if sie != nil && *sie && lo.AllowWatchBookmarks {
 		if !wt.sendBookmark(from, true) {
 			return nil
 		}
@@ -227,8 +226,8 @@ func (wt *watcher) write(typ watch.EventType, jsonObj []byte, protoObj runtime.O
 }
 
 func (wt *watcher) send(typ watch.EventType, o *object) bool {
-	if wt.req.asMeta {
-		o = metadataOnly(o)
+	if wt.req.asMeta != "" {
+		o = metadataOnly(o, wt.req.asMeta)
 	}
 	if wt.proto {
 		t, err := o.typedObject()

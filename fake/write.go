@@ -131,6 +131,11 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 	if err != nil {
 		return nil, err
 	}
+	if res.gvr == crdGVR {
+		if err := checkAPIApproval(u, nil); err != nil {
+			return nil, err
+		}
+	}
 	uu = &unstructured.Unstructured{Object: u}
 	if !applied {
 		if err := s.trackUpdate(res, "", nil, uu, opts.manager); err != nil {
@@ -143,7 +148,7 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 	rv := s.st.next()
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
 	o := newObject(res, u, rv)
-	s.st.put(watch.Added, o, nil)
+	s.put(watch.Added, o, nil)
 	if res.gvr == crdGVR {
 		s.crdCreated(o)
 	}
@@ -208,17 +213,29 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 		return nil, apierrors.NewInvalid(res.gvk.GroupKind(), req.name, field.ErrorList{field.Invalid(field.NewPath("metadata", "resourceVersion"), "0x0", "must be specified for an update")})
 	}
 	oldU := old.meta()
-	switch req.sub {
-	case "status":
+	switch p, isPart := res.part(req.sub); {
+	case isPart:
+		p.apply(u, old.u)
+		uu = &unstructured.Unstructured{Object: u}
+	case req.sub == "status":
 		st, hasStatus := u["status"]
+		// An apply to the status computed the managedFields of every
+		// manager, this one's status entry included: keep them.
+		mf, hasMF, _ := unstructured.NestedFieldNoCopy(u, "metadata", "managedFields")
 		u = old.copy()
 		if hasStatus {
 			u["status"] = st
 		} else {
 			delete(u, "status")
 		}
+		if md, ok := u["metadata"].(map[string]any); ok && applied && hasMF {
+			md["managedFields"] = mf
+		}
 		uu = &unstructured.Unstructured{Object: u}
 	default:
+		if keep, ok := mainKeeps[res.gvr.GroupResource()]; ok && res.builtin {
+			keep.apply(u, old.u)
+		}
 		if res.status {
 			if st, ok := old.u["status"]; ok {
 				u["status"] = deepCopyValue(st)
@@ -250,6 +267,11 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 	if err != nil {
 		return nil, err
 	}
+	if res.gvr == crdGVR && req.sub == "" {
+		if err := checkAPIApproval(u, old.u); err != nil {
+			return nil, err
+		}
+	}
 	uu = &unstructured.Unstructured{Object: u}
 	if res.generation && specChanged(res, old.u, u) {
 		uu.SetGeneration(oldU.GetGeneration() + 1)
@@ -276,7 +298,7 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 	rv := s.st.next()
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
 	o := newObject(res, u, rv)
-	s.st.put(watch.Modified, o, old)
+	s.put(watch.Modified, o, old)
 	return o, nil
 }
 
@@ -325,7 +347,7 @@ func (s *Server) remove(o *object) *object {
 	rv := s.st.next()
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
 	gone := newObject(o.res, u, rv)
-	s.st.put(watch.Deleted, gone, o)
+	s.put(watch.Deleted, gone, o)
 	if o.res.gvr == crdGVR {
 		s.crdDeleted(o)
 	}
@@ -388,7 +410,7 @@ func (s *Server) delete(o *object, opts deleteOpts) (*object, error) {
 	rv := s.st.next()
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
 	no := newObject(res, u, rv)
-	s.st.put(watch.Modified, no, o)
+	s.put(watch.Modified, no, o)
 	return no, nil
 }
 
@@ -475,7 +497,7 @@ func (s *Server) dropOwner(o *object, uid types.UID) {
 	uu.SetOwnerReferences(keep)
 	rv := s.st.next()
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
-	s.st.put(watch.Modified, newObject(o.res, u, rv), o)
+	s.put(watch.Modified, newObject(o.res, u, rv), o)
 }
 
 // deleteNamespace marks ns Terminating and does the namespace
@@ -493,7 +515,7 @@ func (s *Server) deleteNamespace(ns *object) *object {
 		rv := s.st.next()
 		uu.SetResourceVersion(strconv.FormatUint(rv, 10))
 		cur = newObject(ns.res, u, rv)
-		s.st.put(watch.Modified, cur, ns)
+		s.put(watch.Modified, cur, ns)
 	}
 	name := ns.key.name
 	for _, m := range s.st.data {
