@@ -53,6 +53,9 @@ func (m *Manager) EventRecorder(name string) (*record.Recorder, error) {
 	if opts.Logger == nil {
 		opts.Logger = m.log
 	}
+	if opts.KindOf == nil {
+		opts.KindOf = m.client.KindOf
+	}
 	var metrics *promrecord.Metrics
 	if opts.Metrics == nil {
 		var err error

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/internal/defaultlog"
@@ -35,8 +36,13 @@ type Options struct {
 	// ReportingInstance names this replica in reportingInstance (at most 128
 	// characters). Empty means ReportingController + "-" + the hostname.
 	ReportingInstance string
+	// KindOf, when set, finds the kind of regarding and related objects
+	// that carry no TypeMeta (typed objects usually do not), before Scheme
+	// is asked: client.Client.KindOf knows the custom resource types of its
+	// registry too. Manager.EventRecorder sets it to the Manager's client.
+	KindOf func(runtime.Object) (schema.GroupVersionKind, error)
 	// Scheme finds the kind of regarding and related objects that carry no
-	// TypeMeta (typed objects usually do not). Nil means scheme.Default().
+	// TypeMeta when KindOf is nil. Nil means scheme.Default().
 	Scheme *runtime.Scheme
 
 	// BufferSize bounds the new Events waiting to be created; beyond it

@@ -14,6 +14,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -489,4 +491,32 @@ func FuzzEventName(f *testing.F) {
 			t.Fatalf("eventName(%q, %d) = %q: %v", obj, n, name, errs)
 		}
 	})
+}
+
+// Options.KindOf names the kind of an object without TypeMeta that the
+// scheme does not know (a custom resource built in code); its error makes
+// the event invalid.
+func TestKindOfNamesCustomObjects(t *testing.T) {
+	widget := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
+	kindOf := func(obj runtime.Object) (schema.GroupVersionKind, error) {
+		if _, ok := obj.(*unknown); ok {
+			return widget, nil
+		}
+		return schema.GroupVersionKind{}, errors.New("not mine")
+	}
+	sink := newMemSink()
+	r := newRecorder(t, sink, func(o *Options) { o.KindOf = kindOf })
+	defer shutdown(t, r)
+	ev, err := r.prepare(&unknown{ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "ns"}}, nil, Normal, "Made", "Make", "note", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.regarding.APIVersion != "example.com/v1" || ev.regarding.Kind != "Widget" {
+		t.Fatalf("regarding = %+v, want example.com/v1 Widget", ev.regarding)
+	}
+	_, err = r.prepare(pod("a"), nil, Normal, "R", "A", "note", nil)
+	var ie *InvalidEventError
+	if !errors.As(err, &ie) || ie.Field != "regarding" {
+		t.Fatalf("prepare with a failing KindOf = %v, want an InvalidEventError on regarding", err)
+	}
 }
