@@ -54,8 +54,14 @@ func backend(t *testing.T) (net.IP, int) {
 		fmt.Fprintf(w, "hello %s", r.URL.Query().Get("who"))
 	})
 	mux.HandleFunc("POST /echo", func(w http.ResponseWriter, r *http.Request) {
+		// HTTP/1.1 handlers read the whole body before they answer.
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 		w.Header().Set("Content-Type", r.Header.Get("Content-Type"))
-		_, _ = io.Copy(w, r.Body)
+		_, _ = w.Write(b)
 	})
 	mux.HandleFunc("GET /fail", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the backend broke", http.StatusInternalServerError)
