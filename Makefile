@@ -6,7 +6,7 @@ GO ?= go
 FUZZTIME ?= 5s
 TEST_TIMEOUT ?= 60m
 
-.PHONY: test demo demo-intro dev controlplane unit fuzz vet bench test-faults
+.PHONY: test demo demo-intro dev controlplane unit fuzz vet bench test-faults test-portforward bench-streams
 
 ## test: vet, build the control plane if needed, run every test with -race
 ## (unit and integration), run each fuzz target briefly, vet and unit-test
@@ -66,3 +66,15 @@ bench: controlplane
 ## failures (see RELIABILITY.md); make test runs the default set.
 test-faults: controlplane
 	KUBEGO_FAULTS=long $(GO) test -race -count=1 -timeout 20m -v ./faults/
+
+## test-portforward: 100 MiB each way through one port-forward connection
+## (kube-apiserver and the stand-in kubelet), integrity checked; make test
+## sends 16 MiB.
+test-portforward: controlplane
+	KUBEGO_PORTFORWARD_MIB=100 $(GO) test -count=1 -v -run 'TestMegabytesThroughOneConnection' ./portforward/
+
+## bench-streams: port-forward throughput (kubego and, if installed, kubectl
+## port-forward on the same stand-in kubelet) and exec latency.
+bench-streams: controlplane
+	$(GO) test -count=1 -run '^$$' -bench 'Throughput' -benchtime 3s ./portforward/
+	$(GO) test -count=1 -run '^$$' -bench 'RoundTrip' -benchtime 2s ./podexec/
