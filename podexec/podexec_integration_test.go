@@ -358,3 +358,39 @@ func BenchmarkStdinEchoRoundTrip(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+func TestAStandInThatDiesMidStreamIsAStreamError(t *testing.T) {
+	cp, c, _ := setup(t)
+	started := make(chan struct{}, 1)
+	k := kubeletstub.StartForTest(t, cp, kubeletstub.Options{
+		NodeName: "dying-stand-in",
+		Run: func(ctx context.Context, p *kubeletstub.Process) error {
+			_, _ = io.WriteString(p.Stdout, "before\n")
+			started <- struct{}{}
+			<-ctx.Done()
+			return ctx.Err()
+		},
+	})
+	if _, err := k.CreatePod(t.Context(), c, "default", "dying", ""); err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	errs := make(chan error, 1)
+	go func() {
+		errs <- podexec.Run(t.Context(), c, podexec.Options{Namespace: "default", Pod: "dying", Command: []string{"x"}, Stdout: &stdout})
+	}()
+	<-started
+	_ = k.Close() // drops every connection, without a result
+	select {
+	case err := <-errs:
+		var se *podexec.StreamError
+		if !errors.As(err, &se) {
+			t.Fatalf("err = %v, want a StreamError", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the stream outlived the stand-in")
+	}
+	if stdout.String() != "before\n" {
+		t.Fatalf("stdout %q", stdout.String())
+	}
+}

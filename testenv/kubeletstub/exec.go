@@ -125,7 +125,7 @@ func (k *Kubelet) serveWebSocketStream(w http.ResponseWriter, r *http.Request, p
 		cancel()
 	}()
 	runErr := k.opts.Run(ctx, p)
-	if errors.Is(runErr, ErrHangUp) {
+	if errors.Is(runErr, ErrHangUp) || k.ctx.Err() != nil {
 		return // closed without a result
 	}
 	st := status(runErr)

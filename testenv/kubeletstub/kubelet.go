@@ -106,8 +106,8 @@ func (k *Kubelet) Port() int { return k.ln.Addr().(*net.TCPAddr).Port }
 // NodeName is the name of the stand-in's Node.
 func (k *Kubelet) NodeName() string { return k.opts.NodeName }
 
-// Close stops serving, ends every stream in progress and waits for the
-// server to stop.
+// Close stops serving and waits for the server to stop. Streams in
+// progress end without a result, as when a kubelet dies.
 func (k *Kubelet) Close() error {
 	k.cancel()
 	err := k.srv.Close()

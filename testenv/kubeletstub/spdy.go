@@ -106,7 +106,7 @@ func (k *Kubelet) serveSPDYStream(w http.ResponseWriter, r *http.Request, p *Pro
 		go readSizes(ctx, got["resize"], sizes)
 	}
 	runErr := k.opts.Run(ctx, p)
-	if errors.Is(runErr, ErrHangUp) {
+	if errors.Is(runErr, ErrHangUp) || k.ctx.Err() != nil {
 		return
 	}
 	if b, err := json.Marshal(status(runErr)); err == nil {
