@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -39,11 +40,10 @@ func channelMsg(ch byte, data string) []byte {
 	return serverFrame(websocket.OpBinary, append([]byte{ch}, data...))
 }
 
-// scriptedServer answers the upgrade with protocol and then writes out, raw,
-// and hangs up. It returns a client for it.
-func scriptedServer(t *testing.T, protocol string, out []byte) *rest.Client {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// scriptedHandler answers the upgrade with protocol and then writes out,
+// raw, and hangs up.
+func scriptedHandler(protocol string, out []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sum := sha1.Sum([]byte(r.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11")) //nolint:gosec // RFC 6455
 		conn, brw, err := w.(http.Hijacker).Hijack()
 		if err != nil {
@@ -54,13 +54,29 @@ func scriptedServer(t *testing.T, protocol string, out []byte) *rest.Client {
 			base64.StdEncoding.EncodeToString(sum[:]), protocol)
 		_, _ = brw.Write(out)
 		_ = brw.Flush()
-	}))
+	})
+}
+
+// scriptedServer serves scriptedHandler and returns a client for it.
+func scriptedServer(t *testing.T, protocol string, out []byte) *rest.Client {
+	t.Helper()
+	srv := httptest.NewServer(scriptedHandler(protocol, out))
 	t.Cleanup(srv.Close)
 	c, err := rest.NewClient(&rest.Config{Host: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// newClientForTest is a client of host trusting ca, through proxy.
+func newClientForTest(host string, ca []byte, proxy *url.URL) (*rest.Client, error) {
+	return rest.NewClient(&rest.Config{
+		Host:        host,
+		TLS:         rest.TLSConfig{CAData: ca},
+		BearerToken: "secret",
+		Proxy:       http.ProxyURL(proxy),
+	})
 }
 
 const (
