@@ -7,7 +7,7 @@ FUZZTIME ?= 5s
 TEST_TIMEOUT ?= 60m
 COMPAT_VERSIONS ?= 1.34 1.35 1.36 1.37
 
-.PHONY: test demo demo-intro dev controlplane unit fuzz vet bench test-faults compat
+.PHONY: test demo demo-intro dev controlplane unit fuzz vet bench test-faults compat test-portforward bench-streams
 
 ## test: vet, build the control plane if needed, run every test with -race
 ## (unit and integration), run each fuzz target briefly, vet and unit-test
@@ -73,3 +73,15 @@ test-faults: controlplane
 ## Each version is built once (minutes); not part of make test.
 compat:
 	GO=$(GO) COMPAT_VERSIONS="$(COMPAT_VERSIONS)" bash hack/compat.sh
+
+## test-portforward: 100 MiB each way through one port-forward connection
+## (kube-apiserver and the stand-in kubelet), integrity checked; make test
+## sends 16 MiB.
+test-portforward: controlplane
+	KUBEGO_PORTFORWARD_MIB=100 $(GO) test -count=1 -v -run 'TestMegabytesThroughOneConnection' ./portforward/
+
+## bench-streams: port-forward throughput (kubego and, if installed, kubectl
+## port-forward on the same stand-in kubelet) and exec latency.
+bench-streams: controlplane
+	$(GO) test -count=1 -run '^$$' -bench 'Throughput' -benchtime 3s ./portforward/
+	$(GO) test -count=1 -run '^$$' -bench 'RoundTrip' -benchtime 2s ./podexec/

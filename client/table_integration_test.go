@@ -14,8 +14,8 @@ import (
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/discovery"
-	"github.com/kubego/kubego/testenv"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/testenv"
 )
 
 // The generated table of built-in kinds must agree with what a real server

@@ -74,6 +74,11 @@ func (cp *ControlPlane) apiServerArgs(port int) []string {
 	if len(cp.opts.StaticTokens) > 0 {
 		args = append(args, "--token-auth-file="+cp.tokenFile())
 	}
+	if len(cp.opts.KubeletCA) > 0 {
+		args = append(args,
+			"--kubelet-certificate-authority="+cp.kubeletCAFile(),
+			"--kubelet-preferred-address-types=InternalIP")
+	}
 	return args
 }
 

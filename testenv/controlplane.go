@@ -64,6 +64,12 @@ type Options struct {
 	// Output, when set, receives the raw output of both processes.
 	Output io.Writer
 
+	// KubeletCA, when set, is the PEM CA that signs kubelets' serving
+	// certificates: kube-apiserver trusts it for its connections to
+	// kubelets (exec, attach, port-forward, logs) and reaches a Node by its
+	// InternalIP. Test kubelets (package kubeletstub) need it.
+	KubeletCA []byte
+
 	// CRDPaths are YAML or JSON files and directories of
 	// CustomResourceDefinitions that Start installs once kube-apiserver is
 	// ready, returning when they are served (see InstallCRDs).
@@ -144,6 +150,11 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 			return nil, err
 		}
 	}
+	if len(opts.KubeletCA) > 0 {
+		if err := os.WriteFile(cp.kubeletCAFile(), opts.KubeletCA, 0o600); err != nil {
+			return nil, fmt.Errorf("testenv: %w", err)
+		}
+	}
 	if opts.EtcdEndpoint != "" {
 		cp.etcdEndpoint = opts.EtcdEndpoint
 	} else if err := cp.startEtcd(ctx); err != nil {
@@ -183,6 +194,8 @@ func (cp *ControlPlane) writeTokenFile() error {
 }
 
 func (cp *ControlPlane) tokenFile() string { return cp.dir + "/tokens.csv" }
+
+func (cp *ControlPlane) kubeletCAFile() string { return cp.dir + "/kubelet-ca.crt" }
 
 func (cp *ControlPlane) startEtcd(ctx context.Context) error {
 	clientPort, err := freePort()

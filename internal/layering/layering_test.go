@@ -24,6 +24,9 @@ var layers = map[string]int{
 	"rest":           2,
 	"informer":       2, // defines its ListerWatcher; never imports rest
 	"auth":           3,
+	"podexec":        3, // exec and attach over the WebSocket channel protocol
+	"portforward":    3, // port-forward over WebSocket: Dial, listeners
+	"proxy":          3, // the proxy subresource of pods and services
 	"kubeconfig":     4,
 	"discovery":      4,
 	"client":         5,
@@ -36,7 +39,7 @@ var layers = map[string]int{
 	"objects":        6, // owner references, finalizers, create-or-update, merge patches
 	"kubegotest":     6, // test helpers: polling, test logger, events of an object
 	"authfilter":     6, // TokenReview + SubjectAccessReview in front of an HTTP handler
-	"testenv":        7, // installs CRDs with package crd
+	"testenv":        7, // installs CRDs with package crd; kubeletstub: a stand-in kubelet
 	"controller":     7,
 	"manager":        8, // hosts controllers: probes, metrics, signals, leader election
 	"cmd":            9,
