@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"reflect"
-	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -65,7 +64,7 @@ type Client struct {
 func New(rc *rest.Client, opts Options) *Client {
 	am := opts.FieldManager
 	if am == "" {
-		am = managerOf(rc.UserAgent())
+		am = rc.FieldManager()
 	}
 	return &Client{rest: rc, registry: opts.Registry, mapper: opts.Mapper, fieldManager: opts.FieldManager, applyManager: am}
 }
@@ -82,19 +81,6 @@ func NewForConfig(cfg *rest.Config, opts Options) (*Client, error) {
 
 // managerOf names a field manager after a User-Agent as kube-apiserver
 // does: the part before the first "/". An empty result is "kubego".
-func managerOf(agent string) string {
-	name, _, _ := strings.Cut(agent, "/")
-	if name = strings.TrimSpace(name); name == "" {
-		return "kubego"
-	}
-	if len(name) > maxManagerLen {
-		name = name[:maxManagerLen]
-	}
-	return name
-}
-
-// maxManagerLen is the longest field manager name the server accepts.
-const maxManagerLen = 128
 
 // REST returns the underlying rest client.
 func (c *Client) REST() *rest.Client { return c.rest }

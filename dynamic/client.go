@@ -24,8 +24,11 @@ func invalid(format string, args ...any) error {
 
 // Options configure a Client. The zero value is ready to use.
 type Options struct {
-	// FieldManager is the field manager of Apply calls whose ApplyOptions
-	// name none. Empty means "kubego".
+	// FieldManager names every write (Create, Update, Patch, Apply and
+	// their subresource forms) whose options name none. Empty leaves
+	// Create, Update and Patch to the server, which names them after the
+	// User-Agent up to its first "/" (the program's name by default), and
+	// sends that same name with Apply, which needs one.
 	FieldManager string
 }
 
@@ -33,16 +36,17 @@ type Options struct {
 // *unstructured.Unstructured, in JSON. It is safe for concurrent use.
 type Client struct {
 	rest         *rest.Client
-	fieldManager string
+	fieldManager string // for every write; may be empty
+	applyManager string // for Apply: never empty
 }
 
 // New returns a dynamic Client over rc.
 func New(rc *rest.Client, opts Options) *Client {
-	fm := opts.FieldManager
-	if fm == "" {
-		fm = "kubego"
+	am := opts.FieldManager
+	if am == "" {
+		am = rc.FieldManager()
 	}
-	return &Client{rest: rc, fieldManager: fm}
+	return &Client{rest: rc, fieldManager: opts.FieldManager, applyManager: am}
 }
 
 // NewForConfig builds a rest client from cfg and a dynamic Client over it.
@@ -155,6 +159,9 @@ func (r *Resource) Create(ctx context.Context, obj *unstructured.Unstructured, o
 		}
 		q = q.Name(obj.GetName()).SubResource(subresources...)
 	}
+	if opts.FieldManager == "" {
+		opts.FieldManager = r.c.fieldManager
+	}
 	return decode(q.Params(&opts).Body(data).Do(ctx))
 }
 
@@ -166,6 +173,9 @@ func (r *Resource) Update(ctx context.Context, obj *unstructured.Unstructured, o
 	}
 	if obj.GetName() == "" {
 		return nil, invalid("update needs metadata.name")
+	}
+	if opts.FieldManager == "" {
+		opts.FieldManager = r.c.fieldManager
 	}
 	return decode(r.request("PUT", "", obj.GetNamespace()).Name(obj.GetName()).SubResource(subresources...).Params(&opts).Body(data).Do(ctx))
 }
@@ -190,6 +200,12 @@ func (r *Resource) DeleteCollection(ctx context.Context, opts metav1.DeleteOptio
 // merge patches work for built-in kinds only; the server refuses them for
 // custom resources (415).
 func (r *Resource) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*unstructured.Unstructured, error) {
+	if opts.FieldManager == "" {
+		opts.FieldManager = r.c.fieldManager
+		if pt == types.ApplyPatchType {
+			opts.FieldManager = r.c.applyManager
+		}
+	}
 	return decode(r.request("PATCH", pt, "").Name(name).SubResource(subresources...).Params(&opts).Body(data).Do(ctx))
 }
 
@@ -216,7 +232,7 @@ func (r *Resource) Apply(ctx context.Context, obj *unstructured.Unstructured, op
 	}
 	fm := opts.FieldManager
 	if fm == "" {
-		fm = r.c.fieldManager
+		fm = r.c.applyManager
 	}
 	po := metav1.PatchOptions{FieldManager: fm, DryRun: opts.DryRun}
 	if opts.Force {

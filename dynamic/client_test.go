@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,10 @@ import (
 type seen struct{ method, path, query, ct, accept, body string }
 
 func newFake(t *testing.T) (*dynamic.Client, func() []seen) {
+	return newFakeWith(t, dynamic.Options{}, "")
+}
+
+func newFakeWith(t *testing.T, opts dynamic.Options, agent string) (*dynamic.Client, func() []seen) {
 	var mu sync.Mutex
 	var reqs []seen
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -39,11 +44,11 @@ func newFake(t *testing.T) (*dynamic.Client, func() []seen) {
 		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"}})
 	}))
 	t.Cleanup(srv.Close)
-	rc, err := rest.NewClient(&rest.Config{Host: srv.URL})
+	rc, err := rest.NewClient(&rest.Config{Host: srv.URL, UserAgent: agent})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dynamic.New(rc, dynamic.Options{}), func() []seen { mu.Lock(); defer mu.Unlock(); return append([]seen(nil), reqs...) }
+	return dynamic.New(rc, opts), func() []seen { mu.Lock(); defer mu.Unlock(); return append([]seen(nil), reqs...) }
 }
 
 var widgets = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
@@ -113,5 +118,62 @@ func TestRefusesObjectsWithoutName(t *testing.T) {
 	_, err := dc.Resource(widgets).Namespace("ns").Update(context.Background(), &unstructured.Unstructured{Object: map[string]any{}}, metav1.UpdateOptions{})
 	if !errors.Is(err, dynamic.ErrInvalidArgument) || len(reqs()) != 0 {
 		t.Fatalf("err %v, %d requests", err, len(reqs()))
+	}
+}
+
+// Options.FieldManager names every write that names none; without it the
+// server names Create, Update and Patch, and Apply (which needs a name)
+// sends the User-Agent's program, as the server would derive it.
+func TestFieldManagerOfWrites(t *testing.T) {
+	ctx := context.Background()
+	writes := map[string]func(r *dynamic.Resource, fm string) error{
+		"create": func(r *dynamic.Resource, fm string) error {
+			_, err := r.Create(ctx, widget(), metav1.CreateOptions{FieldManager: fm})
+			return err
+		},
+		"update": func(r *dynamic.Resource, fm string) error {
+			_, err := r.Update(ctx, widget(), metav1.UpdateOptions{FieldManager: fm})
+			return err
+		},
+		"update status": func(r *dynamic.Resource, fm string) error {
+			_, err := r.UpdateStatus(ctx, widget(), metav1.UpdateOptions{FieldManager: fm})
+			return err
+		},
+		"merge patch": func(r *dynamic.Resource, fm string) error {
+			_, err := r.Patch(ctx, "w", types.MergePatchType, []byte(`{}`), metav1.PatchOptions{FieldManager: fm})
+			return err
+		},
+		"apply patch": func(r *dynamic.Resource, fm string) error {
+			_, err := r.Patch(ctx, "w", types.ApplyPatchType, []byte(`{}`), metav1.PatchOptions{FieldManager: fm})
+			return err
+		},
+		"apply": func(r *dynamic.Resource, fm string) error {
+			_, err := r.Apply(ctx, widget(), dynamic.ApplyOptions{FieldManager: fm})
+			return err
+		},
+	}
+	tests := []struct {
+		name    string
+		options string // dynamic.Options.FieldManager
+		call    string // the call's own
+		want    map[string]string
+	}{
+		{name: "client's manager on every write", options: "op", want: map[string]string{"create": "op", "update": "op", "update status": "op", "merge patch": "op", "apply patch": "op", "apply": "op"}},
+		{name: "call's manager wins", options: "op", call: "mine", want: map[string]string{"create": "mine", "update": "mine", "update status": "mine", "merge patch": "mine", "apply patch": "mine", "apply": "mine"}},
+		{name: "none: the server names writes, apply sends the program", want: map[string]string{"create": "", "update": "", "update status": "", "merge patch": "", "apply patch": "shipper", "apply": "shipper"}},
+	}
+	for _, tt := range tests {
+		for verb, call := range writes {
+			t.Run(tt.name+"/"+verb, func(t *testing.T) {
+				dc, reqs := newFakeWith(t, dynamic.Options{FieldManager: tt.options}, "shipper/v1.2.3 (linux/amd64) kubego/v0.0.0")
+				if err := call(dc.Resource(widgets).Namespace("ns"), tt.call); err != nil {
+					t.Fatal(err)
+				}
+				q, _ := url.ParseQuery(reqs()[0].query)
+				if got := q.Get("fieldManager"); got != tt.want[verb] {
+					t.Errorf("%s sent fieldManager=%q, want %q", verb, got, tt.want[verb])
+				}
+			})
+		}
 	}
 }

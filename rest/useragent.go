@@ -16,6 +16,26 @@ const modulePath = "github.com/kubego/kubego"
 // none: Config.UserAgent, or DefaultUserAgent.
 func (c *Client) UserAgent() string { return c.agent }
 
+// FieldManager returns the field manager kube-apiserver names a write
+// without one after: the User-Agent up to its first "/", trimmed and cut to
+// the 128 characters the server accepts, or "kubego" for an empty one.
+// Server-side apply needs a field manager, so clients send this one.
+func (c *Client) FieldManager() string { return fieldManagerOf(c.agent) }
+
+func fieldManagerOf(agent string) string {
+	name, _, _ := strings.Cut(agent, "/")
+	if name = strings.TrimSpace(name); name == "" {
+		return "kubego"
+	}
+	if len(name) > maxFieldManagerLen {
+		name = name[:maxFieldManagerLen]
+	}
+	return name
+}
+
+// maxFieldManagerLen is the longest field manager name the server accepts.
+const maxFieldManagerLen = 128
+
 // DefaultUserAgent returns the User-Agent of a Config that sets none, of
 // the usual form "<program>/<version> (<os>/<arch>) kubego/<version>".
 // The program is the base name of os.Args[0] and its version the main

@@ -55,3 +55,19 @@ func TestDefaultUserAgentStartsWithProgramName(t *testing.T) {
 		t.Errorf("User-Agent %q does not name kubego", got)
 	}
 }
+
+func TestFieldManagerIsTheUserAgentsProgram(t *testing.T) {
+	long := strings.Repeat("p", 200)
+	tests := []struct{ agent, want string }{
+		{"shipper/v1.2.3 (linux/amd64) kubego/v0.4.0", "shipper"},
+		{"kubectl", "kubectl"},
+		{" spaced /v1", "spaced"},
+		{"/v1", "kubego"},
+		{long + "/v1", long[:128]},
+	}
+	for _, tt := range tests {
+		if got := fieldManagerOf(tt.agent); got != tt.want {
+			t.Errorf("fieldManagerOf(%q) = %q, want %q", tt.agent, got, tt.want)
+		}
+	}
+}
