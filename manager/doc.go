@@ -58,6 +58,14 @@
 //
 //	d, err := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
 //
+// Coming from controller-runtime: there the manager's client reads from
+// the cache by default, a Get of a type nobody watches quietly starts a
+// cluster-wide informer for it (needing list and watch on every
+// namespace), and typed, unstructured and metadata reads of one kind fill
+// three caches. Here Client() always talks to the server, cache reads go
+// through a Reader declared for its type with its options, and a second
+// option set for a type is an error rather than a second cache.
+//
 // # Client, field manager and events
 //
 // Every write of the shared client names Options.Client.FieldManager as its
