@@ -66,8 +66,9 @@ type Reader[T Object] struct {
 	opts    ReaderOptions
 	acquire func() (*Informer[T], error)
 
-	mu  sync.Mutex
-	inf *Informer[T] // nil until acquired (Lazy)
+	mu       sync.Mutex
+	inf      *Informer[T] // nil until acquired (Lazy)
+	released bool
 }
 
 // NewReader returns a Reader of Go type T (a type the factory's Backend
@@ -189,11 +190,14 @@ func (r *Reader[T]) HasSynced() bool {
 }
 
 // Name names the Reader's informer, or its type while a lazy Reader has
-// none yet.
+// none yet; "" once released.
 func (r *Reader[T]) Name() string {
 	r.mu.Lock()
-	inf := r.inf
+	inf, released := r.inf, r.released
 	r.mu.Unlock()
+	if released {
+		return ""
+	}
 	if inf == nil {
 		return reflect.TypeFor[T]().String()
 	}
@@ -245,13 +249,14 @@ func (r *Reader[T]) ByIndex(ctx context.Context, index, value string) ([]T, erro
 	return inf.store.ByIndex(index, value)
 }
 
-// Release gives the informer back to the factory (see Informer.Release).
-// The Reader must not be used afterwards. Readers living as long as their
+// Release gives the informer back to the factory (see Informer.Release);
+// reads afterwards return [ErrStopped], and a manager's readiness check
+// forgets the Reader. It is idempotent. Readers living as long as their
 // factory need not call it.
 func (r *Reader[T]) Release() {
 	r.mu.Lock()
 	inf := r.inf
-	r.inf = nil
+	r.inf, r.released = nil, true
 	r.acquire = func() (*Informer[T], error) { return nil, ErrStopped }
 	r.mu.Unlock()
 	if inf != nil {

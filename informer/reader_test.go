@@ -301,3 +301,22 @@ func TestLazyReader(t *testing.T) {
 		}
 	})
 }
+
+func TestReaderRelease(t *testing.T) {
+	f := NewFactory(&itemsBackend{}, FactoryOptions{Reflector: noStream(), OneInformerPerType: true})
+	r, err := NewReader[*corev1.ConfigMap](f, ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Name() == "" {
+		t.Fatal("a Reader in use has no name")
+	}
+	r.Release()
+	r.Release() // idempotent
+	if r.Name() != "" || r.HasSynced() {
+		t.Fatalf("released: name %q, synced %v", r.Name(), r.HasSynced())
+	}
+	if _, err := r.Get(t.Context(), Key{Name: "x"}); !errors.Is(err, ErrStopped) {
+		t.Fatalf("Get after Release = %v, want ErrStopped", err)
+	}
+}

@@ -43,7 +43,11 @@ func (m *Manager) syncStates() iter.Seq2[string, bool] {
 			}
 		}
 		for _, r := range readers {
-			if !each(r.Name(), r.HasSynced()) {
+			name := r.Name()
+			if name == "" {
+				continue // released
+			}
+			if !each(name, r.HasSynced()) {
 				return
 			}
 		}
