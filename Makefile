@@ -7,7 +7,7 @@ FUZZTIME ?= 5s
 TEST_TIMEOUT ?= 60m
 COMPAT_VERSIONS ?= 1.34 1.35 1.36 1.37
 
-.PHONY: test demo demo-intro dev controlplane unit fuzz vet bench test-faults compat test-portforward bench-streams
+.PHONY: test demo demo-intro dev controlplane unit fuzz vet bench bench-priority test-faults compat test-portforward bench-streams
 
 ## test: vet, build the control plane if needed, run every test with -race
 ## (unit and integration), run each fuzz target briefly, vet and unit-test
@@ -62,6 +62,12 @@ fuzz:
 ## bench/results/profiles/). Writes bench/results/latest.{json,md,svg}.
 bench: controlplane
 	cd bench && BENCH_RUNS=$(BENCH_RUNS) BENCH_PODS=$(BENCH_PODS) BENCH_WQ_KEYS=$(BENCH_WQ_KEYS) BENCH_ONLY=$(BENCH_ONLY) PROFILE=$(PROFILE) $(GO) run ./cmd/runner
+
+## bench-priority: controller.Options.PriorityQueue measured (in-memory
+## backend, 20,000 objects): the latency of one change made after a
+## restart, with the default queue and with the option.
+bench-priority:
+	$(GO) test -run '^$$' -bench BenchmarkLiveChangeAfterRestart -benchtime 5x ./controller/
 
 ## test-faults: the fault-injection suite with its long scenarios and known
 ## failures (see RELIABILITY.md); make test runs the default set.

@@ -40,8 +40,8 @@ type Options struct {
 	Name string
 	// Reconciler is the code the workers run for each Request.
 	Reconciler Reconciler
-	// Sources enqueue Requests: at most one For, any number of Owns and
-	// Watches. A Source must not be given to two Controllers.
+	// Sources enqueue Requests: at most one For, any number of Owns,
+	// Watches and Channel. A Source must not be given to two Controllers.
 	Sources []Source
 	// MaxConcurrentReconciles is the number of workers. Zero means 1.
 	MaxConcurrentReconciles int
@@ -60,6 +60,15 @@ type Options struct {
 	// PropagatePanics lets a panic in Reconcile crash the process instead
 	// of being recovered and treated as an error.
 	PropagatePanics bool
+	// PriorityQueue makes the workqueue give live changes priority over
+	// background work: the objects of the sources' initial lists (at start,
+	// and synthetic adds), of resyncs and of relists that did not change
+	// them are queued at low priority (workqueue.Queue.AddLow), so that
+	// after a restart a change made now is reconciled before the backlog
+	// of existing objects. Deletes, other changes, Channel sources and
+	// retries keep normal priority. The queue's guarantees (one worker per
+	// Request, deduplication, rate limiting, drain) are unchanged.
+	PriorityQueue bool
 	// SkipLeaderElection makes a manager.Manager with leader election run
 	// this controller on every replica, not only on the leader.
 	SkipLeaderElection bool
@@ -119,8 +128,11 @@ type Controller struct {
 // New returns an error wrapping ErrInvalidOptions for unusable options,
 // ErrUnknownKind when an Owns source cannot find its owner kind or, with
 // Options.Kinds, when a source's Go type cannot be mapped (the resolver's
-// error, such as a *client.UnknownTypeError, is wrapped too), or a
-// metrics registration error.
+// error, such as a *client.UnknownTypeError, is wrapped too), the
+// factory's *informer.OptionsConflictError when a source asks for a type's
+// informer with options other than those the type already has (on a
+// factory with informer.FactoryOptions.OneInformerPerType, as a Manager's),
+// or a metrics registration error.
 func New(factory *informer.Factory, opts Options) (*Controller, error) {
 	if factory == nil {
 		return nil, invalid("nil informer factory")
@@ -220,7 +232,8 @@ func (c *Controller) Name() string { return c.name }
 // Options.SkipLeaderElection).
 func (c *Controller) NeedLeaderElection() bool { return !c.opts.SkipLeaderElection }
 
-// HasSynced reports whether the informers of every source have synced.
+// HasSynced reports whether the informers of every source have synced
+// (a Channel source has none).
 func (c *Controller) HasSynced() bool {
 	for _, s := range c.opts.Sources {
 		if !s.hasSynced() {
@@ -265,8 +278,12 @@ func (c *Controller) StartAbortable(ctx, abort context.Context) error {
 		}
 	}()
 	c.factory.Start(ctx)
+	q := enqueuer{add: c.queue.Add, addLow: c.queue.Add}
+	if c.opts.PriorityQueue {
+		q.addLow = c.queue.AddLow
+	}
 	for _, s := range c.opts.Sources {
-		if err := s.start(c.queue.Add); err != nil {
+		if err := s.start(q); err != nil {
 			c.queue.ShutDown()
 			return fmt.Errorf("controller %s: %w", c.name, err)
 		}
@@ -407,11 +424,15 @@ func (c *Controller) call(ctx context.Context, req Request) (res Result, err err
 // name of its informer and whether that informer has synced. It is safe to
 // call at any time, concurrently with Start; a manager serves it as
 // readiness and as a metric. Two sources on one shared informer yield its
-// name twice.
+// name twice; a Channel source, which has no informer, yields nothing.
 func (c *Controller) SyncStates() iter.Seq2[string, bool] {
 	return func(yield func(string, bool) bool) {
 		for _, s := range c.opts.Sources {
-			if !yield(s.informerName(), s.hasSynced()) {
+			name := s.informerName()
+			if name == "" {
+				continue
+			}
+			if !yield(name, s.hasSynced()) {
 				return
 			}
 		}

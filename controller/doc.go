@@ -40,7 +40,28 @@
 // A Request is the object's informer.Key (namespace and name), not an
 // object: the reconciler reads the current state from the cache when it
 // runs, so a burst of events for one object costs one reconcile, and a
-// reconcile always sees the latest state.
+// reconcile always sees the latest state. It reads it through an
+// informer.Reader (manager.Reader), which shares the informer of the
+// sources of the same type:
+//
+//	d, err := r.deployments.Get(ctx, req.Key) // apierrors.IsNotFound(err): deleted
+//
+// # Events from outside the cluster
+//
+// Channel makes a source of a Go channel: each value (a webhook call, a
+// message from another system) enqueues the Requests a function maps it
+// to. The source stops reading when the channel is closed or the
+// controller stops.
+//
+// # Live changes first
+//
+// A controller restarting over many existing objects queues one Request
+// per object from the informers' initial lists; a change made meanwhile
+// waits behind all of them. With Options.PriorityQueue that backlog
+// (initial lists, resyncs, relisted objects that did not change) is
+// queued at low priority, and every other event at normal priority, so
+// the change is reconciled next (workqueue.Queue.AddLow). The queue's
+// guarantees hold across priorities.
 //
 // # Impossible by construction
 //
@@ -75,7 +96,10 @@
 //   - A panic killing the process: it is recovered, logged with its stack,
 //     counted and retried like an error (Options.PropagatePanics opts out).
 //   - Several informers for one resource: sources take their informers
-//     from a shared Factory, one per type and options per process.
+//     from a shared Factory, one per type and options per process; on a
+//     manager.Manager's factory one per type, and a source asking for a
+//     type with other options than the type already has fails New with an
+//     *informer.OptionsConflictError.
 //
 // # Shutting down
 //

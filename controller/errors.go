@@ -12,7 +12,7 @@ var (
 	ErrInvalidOptions = errors.New("invalid controller options")
 	// ErrAlreadyStarted is returned by a second Start of a Controller. The
 	// manager package returns the same value for a second Start of a
-	// Manager and for Add after Start.
+	// Manager.
 	ErrAlreadyStarted = errors.New("already started")
 	// ErrSourceReused is returned by New for a Source already bound to
 	// another Controller.

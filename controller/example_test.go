@@ -221,3 +221,57 @@ func ExampleForMetadata() {
 	fmt.Println(got, <-done)
 	// Output: [shop/db team=data shop/web team=storefront] <nil>
 }
+
+// Channel turns events from outside the cluster into Requests: here a
+// message naming a Deployment. The source stops reading when the channel
+// is closed or the controller stops.
+func ExampleChannel() {
+	factory, stop := exampleFactory()
+	defer stop()
+
+	type message struct{ namespace, deployment string }
+	messages := make(chan message, 2)
+	rec := newRequests()
+	c, err := controller.New(factory, controller.Options{
+		Name:       "messages",
+		Reconciler: rec,
+		Sources: []controller.Source{
+			controller.Channel(messages, func(_ context.Context, m message) []controller.Request {
+				return []controller.Request{{Key: informer.Key{Namespace: m.namespace, Name: m.deployment}}}
+			}),
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	messages <- message{"shop", "web"}
+	messages <- message{"shop", "db"}
+	close(messages)
+	runUntil(c, rec, 2)
+	// Output:
+	// reconciled shop/db
+	// reconciled shop/web
+}
+
+// With PriorityQueue a controller restarting over many objects reconciles
+// a change made meanwhile before the backlog of its initial list.
+func ExampleOptions_priorityQueue() {
+	factory, stop := exampleFactory(deployment("shop", "web", nil))
+	defer stop()
+
+	rec := newRequests()
+	c, err := controller.New(factory, controller.Options{
+		Name:          "deployments",
+		Reconciler:    rec,
+		PriorityQueue: true,
+		Sources:       []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	runUntil(c, rec, 1)
+	// Output:
+	// reconciled shop/web
+}

@@ -3,7 +3,9 @@ package controller
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -115,6 +117,10 @@ func (l *memLW) List(ctx context.Context, _ metav1.ListOptions) (informer.ListRe
 	for _, o := range l.s.objs[l.t] {
 		res.Items = append(res.Items, o.DeepCopyObject().(informer.Object))
 	}
+	// In key order, as the API server lists.
+	slices.SortFunc(res.Items, func(a, b informer.Object) int {
+		return strings.Compare(informer.KeyOf(a).String(), informer.KeyOf(b).String())
+	})
 	return res, nil
 }
 

@@ -22,7 +22,7 @@ type Source interface {
 	String() string
 
 	bind(b *binder) error
-	start(enqueue func(Request)) error
+	start(q enqueuer) error
 	stop()
 	waitForSync(ctx context.Context) error
 	hasSynced() bool
@@ -57,7 +57,15 @@ const (
 	kindFor sourceKind = iota + 1
 	kindOwns
 	kindWatches
+	kindChannel
 )
+
+// enqueuer is how a source adds Requests: live changes with add, the
+// objects of an informer's initial list and of resyncs with addLow (add
+// itself unless Options.PriorityQueue).
+type enqueuer struct {
+	add, addLow func(Request)
+}
 
 // binder is what a Source needs from its Controller when it is created.
 type binder struct {
@@ -128,12 +136,12 @@ type kindSource[T informer.Object] struct {
 	metadata bool
 	gvr      schema.GroupVersionResource
 
-	inf     *informer.Informer[T]
-	owner   schema.GroupKind
-	reg     *informer.Registration
-	enqueue func(Request)
-	ctx     context.Context // passed to mapFn
-	cancel  context.CancelFunc
+	inf    *informer.Informer[T]
+	owner  schema.GroupKind
+	reg    *informer.Registration
+	q      enqueuer
+	ctx    context.Context // passed to mapFn
+	cancel context.CancelFunc
 }
 
 func (s *kindSource[T]) String() string {
@@ -172,19 +180,28 @@ func (s *kindSource[T]) bind(b *binder) error {
 		}
 	}
 	if s.metadata {
-		inf, ok := any(informer.SharedMetadata(b.factory, s.gvr, s.opts.Informer)).(*informer.Informer[T])
+		minf, err := informer.AcquireMetadata(b.factory, s.gvr, s.opts.Informer)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+		inf, ok := any(minf).(*informer.Informer[T])
 		if !ok { // unreachable: ForMetadata makes T *metav1.PartialObjectMetadata
+			minf.Release()
 			return fmt.Errorf("%w: %s", ErrUnknownKind, s)
 		}
 		s.inf = inf
 		return nil
 	}
-	s.inf = informer.Shared[T](b.factory, s.opts.Informer)
+	inf, err := informer.Acquire[T](b.factory, s.opts.Informer)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s, err)
+	}
+	s.inf = inf
 	return nil
 }
 
-func (s *kindSource[T]) start(enqueue func(Request)) error {
-	s.enqueue = enqueue
+func (s *kindSource[T]) start(q enqueuer) error {
+	s.q = q
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	reg, err := s.inf.AddEventHandler(s, informer.HandlerOptions{})
 	if err != nil {
@@ -202,7 +219,9 @@ func (s *kindSource[T]) stop() {
 	if s.cancel != nil {
 		s.cancel()
 	}
-	s.inf.Release()
+	if s.inf != nil {
+		s.inf.Release()
+	}
 }
 
 func (s *kindSource[T]) waitForSync(ctx context.Context) error {
@@ -227,45 +246,58 @@ func (s *kindSource[T]) pass(e Event) bool {
 	return true
 }
 
-// OnAdd implements informer.Handler.
-func (s *kindSource[T]) OnAdd(obj T, _ bool) {
+// OnAdd implements informer.Handler. The objects of the initial list are
+// enqueued at low priority (with Options.PriorityQueue).
+func (s *kindSource[T]) OnAdd(obj T, initial bool) {
 	if s.pass(Event{Type: Create, Object: obj}) {
-		s.emit(obj)
+		s.emit(obj, s.pick(initial))
 	}
 }
 
-// OnUpdate implements informer.Handler.
+// OnUpdate implements informer.Handler. A resync or a relisted object
+// that did not change (same resourceVersion) is enqueued at low priority
+// (with Options.PriorityQueue).
 func (s *kindSource[T]) OnUpdate(old, obj T) {
 	if !s.pass(Event{Type: Update, Object: obj, Old: old}) {
 		return
 	}
+	add := s.pick(old.GetResourceVersion() == obj.GetResourceVersion())
 	if s.kind != kindFor {
-		s.emit(old)
+		s.emit(old, add)
 	}
-	s.emit(obj) // the queue deduplicates a request enqueued twice
+	s.emit(obj, add) // the queue deduplicates a request enqueued twice
 }
 
 // OnDelete implements informer.Handler.
 func (s *kindSource[T]) OnDelete(obj T, finalStateUnknown bool) {
 	if s.pass(Event{Type: Delete, Object: obj, FinalStateUnknown: finalStateUnknown}) {
-		s.emit(obj)
+		s.emit(obj, s.q.add)
 	}
 }
 
-func (s *kindSource[T]) emit(obj T) {
+// pick returns the enqueue function of a live change, or of background
+// work when low.
+func (s *kindSource[T]) pick(low bool) func(Request) {
+	if low {
+		return s.q.addLow
+	}
+	return s.q.add
+}
+
+func (s *kindSource[T]) emit(obj T, add func(Request)) {
 	switch s.kind {
 	case kindFor:
-		s.enqueue(Request{Key: informer.KeyOf(obj)})
+		add(Request{Key: informer.KeyOf(obj)})
 	case kindOwns:
 		if req, ok := ownerRequest(obj, s.owner, s.opts.ClusterScopedOwner); ok {
-			s.enqueue(req)
+			add(req)
 		}
 	case kindWatches:
 		if s.mapFn == nil {
 			return
 		}
 		for _, req := range s.mapFn(s.ctx, obj) {
-			s.enqueue(req)
+			add(req)
 		}
 	}
 }

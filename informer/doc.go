@@ -86,6 +86,39 @@
 // allocating (All); [Store] adds ByIndex, IndexKeys and IndexValues for
 // the indexes given in Options.Indexers. Get returns (object, found).
 //
+// A [Reader] is what a reconciler holds: made once at setup from a
+// Factory ([NewReader], [NewResourceReader], [NewMetadataReader], or
+// manager.Reader), it reads the factory's shared informer of its type with
+// a context: Get by key, List by namespace and label selector, ByIndex by
+// a named index. Its first reads wait for the cache to sync, bounded by
+// ReaderOptions.SyncTimeout, and fail with a *[ReadError] holding the
+// informer's *[SyncError] (the cause, not a bare timeout); an object the
+// cache does not hold is a *[NotFoundError], which apierrors.IsNotFound
+// recognises, while a resource the server does not serve never reads as a
+// missing object. With ReaderOptions.Lazy the informer is created, and
+// starts, on the first read. Reads never go to the server: a live read is
+// a client call.
+//
+// # One informer per type
+//
+// Two parts of a program asking for the same type with different options
+// get two watches and two caches, each holding its own copy of the
+// objects; a reader of one does not see what the other's controller sees.
+// FactoryOptions.OneInformerPerType (always set by manager.Manager) makes
+// this an error: the first request for a Go type (a resource, for
+// unstructured and metadata informers) fixes its namespace, selectors,
+// transform, managedFields and sharing choices for the factory's
+// lifetime, and a request with others is refused with an
+// *[OptionsConflictError] naming both option sets; [Acquire],
+// [AcquireResource] and [AcquireMetadata] return it (a controller's
+// sources use them), [Shared] hands out an informer that never syncs and
+// whose *SyncError carries it. Indexers merge: a new name is added to the
+// one informer, the same name with another function is a conflict.
+// Functions are compared by their code, so two closures of one function
+// literal count as the same one. The typed, unstructured and metadata
+// forms of one resource are distinct informers (distinct Go types): pick
+// one form per resource.
+//
 // # Memory
 //
 // A cache holds every object of a resource, so its size is what an
@@ -125,6 +158,8 @@
 // WaitForSync; a handler added late still sees every object (synthetic adds
 // with initial=true) and its [Registration] reports its own HasSynced; a
 // removed handler receives nothing more; two parts of a program asking for
-// the same informer share one watch and one cache; a server that ignores
-// sendInitialEvents costs one bounded wait, not a hang.
+// the same informer share one watch and one cache, and with
+// OneInformerPerType asking for a type with other options is an error, not
+// a second cache; a server that ignores sendInitialEvents costs one
+// bounded wait, not a hang.
 package informer

@@ -2,6 +2,7 @@ package informer_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -67,4 +68,40 @@ func Example() {
 	// handler saw: [shop/db-1 shop/web-1]
 	// web pods: 1 web-1
 	// got db-1 at resourceVersion 1
+}
+
+// A Reader is a reconciler's view of one type: made once, read with a
+// context. Its first read waits for the cache to sync; a missing object
+// reads as NotFound, as from the API server.
+func ExampleNewReader() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := informer.NewFactory(exampleBackend, informer.FactoryOptions{OneInformerPerType: true})
+	pods, err := informer.NewReader[*corev1.Pod](f, informer.ReaderOptions{
+		Informer: informer.SharedOptions{Namespace: "shop", Indexers: map[string]func(informer.Object) []string{
+			"app": func(o informer.Object) []string { return []string{o.GetLabels()["app"]} },
+		}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	f.Start(ctx)
+
+	p, err := pods.Get(ctx, informer.Key{Namespace: "shop", Name: "web-1"})
+	fmt.Println("get:", p.Name, err)
+	_, err = pods.Get(ctx, informer.Key{Namespace: "shop", Name: "gone"})
+	fmt.Println("missing is NotFound:", apierrors.IsNotFound(err))
+	web, err := pods.ByIndex(ctx, "app", "web")
+	fmt.Println("by index:", len(web), err)
+
+	// The type's options are given once: another namespace is refused.
+	_, err = informer.NewReader[*corev1.Pod](f, informer.ReaderOptions{})
+	var conflict *informer.OptionsConflictError
+	fmt.Println("conflict on", errors.As(err, &conflict) && conflict.Field == "Namespace")
+	// Output:
+	// get: web-1 <nil>
+	// missing is NotFound: true
+	// by index: 1 <nil>
+	// conflict on true
 }

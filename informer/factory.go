@@ -34,6 +34,14 @@ type FactoryOptions struct {
 	// FailFastAfter applies to every informer (see Options.FailFastAfter):
 	// 0 means 3 permanent failures in a row, negative disables.
 	FailFastAfter int
+	// OneInformerPerType gives each Go type (each resource, for
+	// unstructured and metadata informers) one set of SharedOptions for
+	// the factory's lifetime, and so at most one informer: the first
+	// request fixes the options, and a later request with other options
+	// is refused with an *OptionsConflictError instead of getting a
+	// second watch and cache (see the package documentation, "One
+	// informer per type"). A manager.Manager's factory always has it.
+	OneInformerPerType bool
 }
 
 // SharedOptions selects and shapes one informer of a [Factory]. Informers with
@@ -112,6 +120,7 @@ type Factory struct {
 	runs    sync.WaitGroup
 	errs    []error
 	unique  uint64
+	claims  map[identity]*claim // with OneInformerPerType: the options of each type
 }
 
 // NewFactory returns a factory whose informers list and watch through src.
@@ -123,32 +132,87 @@ func NewFactory(src Backend, opts FactoryOptions) *Factory {
 
 // Shared returns the shared informer of Go type T (a type the Backend knows,
 // such as *corev1.Pod or a registered CRD type) for opts, creating it if
-// needed. If the factory has been started, a new informer starts at once.
+// needed. If the factory runs, a new informer starts at once (once its
+// context is done, none starts: WaitForSync then reports ErrNotStarted).
 // Problems resolving T (unknown type, resource not served) are reported by
 // WaitForSync, never by Shared.
+//
+// On a factory with FactoryOptions.OneInformerPerType, a request whose
+// options conflict with those T was first asked with returns an informer
+// that never syncs: its WaitForSync returns at once a permanent *SyncError
+// whose Cause is the *OptionsConflictError. [Acquire] returns that error
+// instead.
 func Shared[T Object](f *Factory, opts SharedOptions) *Informer[T] {
-	return forForm[T](f, Typed, opts.Resource, opts)
+	return orRefused(forForm[T](f, Typed, opts.Resource, opts))
 }
 
 // SharedResource returns the shared informer of gvr as unstructured objects.
+// A refused request is treated as by [Shared].
 func SharedResource(f *Factory, gvr schema.GroupVersionResource, opts SharedOptions) *Informer[*unstructured.Unstructured] {
-	return forForm[*unstructured.Unstructured](f, Unstructured, gvr, opts)
+	return orRefused(forForm[*unstructured.Unstructured](f, Unstructured, gvr, opts))
 }
 
 // SharedMetadata returns the shared metadata-only informer of gvr: only object
-// metadata is transferred and cached.
+// metadata is transferred and cached. A refused request is treated as by
+// [Shared].
 func SharedMetadata(f *Factory, gvr schema.GroupVersionResource, opts SharedOptions) *Informer[*metav1.PartialObjectMetadata] {
+	return orRefused(forForm[*metav1.PartialObjectMetadata](f, Metadata, gvr, opts))
+}
+
+// Acquire is [Shared] that reports a refused request: on a factory with
+// FactoryOptions.OneInformerPerType, options that conflict with those T was
+// first asked with return an *[OptionsConflictError] (wrapping
+// [ErrOptionsConflict]) and no informer. Otherwise it never fails. Each
+// informer it returns counts one user; call Release when done.
+func Acquire[T Object](f *Factory, opts SharedOptions) (*Informer[T], error) {
+	return forForm[T](f, Typed, opts.Resource, opts)
+}
+
+// AcquireResource is [SharedResource] that reports a refused request, as
+// [Acquire] does.
+func AcquireResource(f *Factory, gvr schema.GroupVersionResource, opts SharedOptions) (*Informer[*unstructured.Unstructured], error) {
+	return forForm[*unstructured.Unstructured](f, Unstructured, gvr, opts)
+}
+
+// AcquireMetadata is [SharedMetadata] that reports a refused request, as
+// [Acquire] does.
+func AcquireMetadata(f *Factory, gvr schema.GroupVersionResource, opts SharedOptions) (*Informer[*metav1.PartialObjectMetadata], error) {
 	return forForm[*metav1.PartialObjectMetadata](f, Metadata, gvr, opts)
 }
 
-func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, opts SharedOptions) *Informer[T] {
+// orRefused returns inf, or an informer refused with err.
+func orRefused[T Object](inf *Informer[T], err error) *Informer[T] {
+	if err != nil {
+		var ce *OptionsConflictError
+		name := reflect.TypeFor[T]().String()
+		if errors.As(err, &ce) {
+			name = ce.Informer
+		}
+		return refused[T](name, err)
+	}
+	return inf
+}
+
+// targetOf returns the Target of an informer of form and gvr for opts.
+func targetOf(typ reflect.Type, form Form, gvr schema.GroupVersionResource, ns string) Target {
+	return Target{Type: typ, Resource: gvr, Form: form, Namespace: ns}
+}
+
+func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, opts SharedOptions) (*Informer[T], error) {
 	typ := reflect.TypeFor[T]()
 	key := factoryKey{typ: typ, form: form, gvr: gvr, ns: opts.Namespace, labels: opts.LabelSelector,
 		fields: opts.FieldSelector, transform: opts.TransformName, keepMF: opts.KeepManagedFields,
 		distinct: opts.DisableSharing}
+	target := targetOf(typ, form, gvr, opts.Namespace)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if opts.Transform != nil && opts.TransformName == "" {
+	if f.opts.OneInformerPerType {
+		// The claim guarantees that every request of this type has these
+		// options, the transform's code included: one key, one informer.
+		if err := f.claimLocked(identity{typ, form, gvr}, target, opts); err != nil {
+			return nil, err
+		}
+	} else if opts.Transform != nil && opts.TransformName == "" {
 		f.unique++
 		key.unique = f.unique
 	}
@@ -156,9 +220,8 @@ func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, o
 		e.refs++
 		inf := e.typed.(*Informer[T])
 		inf.AddIndexers(typedIndexers[T](opts.Indexers))
-		return inf
+		return inf, nil
 	}
-	target := Target{Type: typ, Resource: gvr, Form: form, Namespace: opts.Namespace}
 	ropts := f.opts.Reflector
 	ropts.LabelSelector, ropts.FieldSelector = opts.LabelSelector, opts.FieldSelector
 	ropts.Namespace = opts.Namespace
@@ -200,10 +263,12 @@ func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, o
 	e := &factoryEntry{inf: inf, typed: inf, refs: 1}
 	inf.release = func() { f.release(key, e) }
 	f.entries[key] = e
-	if f.ctx != nil {
+	if f.ctx != nil && f.ctx.Err() == nil {
+		// Not once the factory's context is done: nothing would run, and
+		// Wait may be waiting already.
 		f.startLocked(e)
 	}
-	return inf
+	return inf, nil
 }
 
 func typedIndexers[T Object](in map[string]func(Object) []string) map[string]IndexFunc[T] {

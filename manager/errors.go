@@ -11,10 +11,13 @@ var (
 	// ErrInvalidOptions is wrapped by every error New and Add return for
 	// options or arguments that cannot work (no Config, a nil Runnable).
 	ErrInvalidOptions = errors.New("invalid manager options")
-	// ErrAlreadyStarted is returned by a second Start and by Add (and so
-	// NewController) after Start. It is controller.ErrAlreadyStarted, the
-	// one sentinel of the concept, so errors.Is matches either name.
+	// ErrAlreadyStarted is returned by a second Start. It is
+	// controller.ErrAlreadyStarted, the one sentinel of the concept, so
+	// errors.Is matches either name.
 	ErrAlreadyStarted = controller.ErrAlreadyStarted
+	// ErrStopped is wrapped by the error Add (and so NewController)
+	// returns once the Manager has begun to stop.
+	ErrStopped = errors.New("manager stopped")
 	// ErrLeadershipLost is wrapped by the error Start returns when the
 	// Manager's leader election term ended while its context was still
 	// live. The *leaderelection.LostError is wrapped too.

@@ -2,11 +2,13 @@ package manager_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -130,4 +132,64 @@ func ExampleManager_EventRecorder() {
 	// Output:
 	// stopped: <nil>
 	// Audited Deployment web example.com/auditor
+}
+
+// A reconciler reads through a Reader made once at setup: one line per
+// read, from the informer the controller's For source uses (one watch,
+// one cache). A deleted object reads as NotFound; a live read is one call
+// on the Manager's client.
+func ExampleReader() {
+	srv := fake.NewServer(fake.Options{}, deployment("shop", "web"))
+	defer srv.Close()
+	mgr, err := manager.New(manager.Options{Config: srv.Config()})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	deployments, err := manager.Reader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	replicas := make(chan string, 1)
+	reconcile := func(ctx context.Context, req controller.Request) (controller.Result, error) {
+		d, err := deployments.Get(ctx, req.Key)
+		if apierrors.IsNotFound(err) {
+			return controller.Result{}, nil // deleted
+		}
+		if err != nil {
+			return controller.Result{}, err
+		}
+		replicas <- fmt.Sprintf("read %s/%s from the cache", d.Namespace, d.Name)
+		return controller.Result{}, nil
+	}
+	_, err = mgr.NewController(controller.Options{
+		Name:       "reader",
+		Reconciler: controller.ReconcilerFunc(reconcile),
+		Sources:    []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The same type with other informer options is refused at setup.
+	_, err = manager.Reader[*appsv1.Deployment](mgr, informer.ReaderOptions{Informer: informer.SharedOptions{Namespace: "shop"}})
+	fmt.Println("second option set refused:", errors.Is(err, informer.ErrOptionsConflict))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	fmt.Println(<-replicas)
+
+	// A live read, past the cache:
+	live, err := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace("shop").Get(ctx, "web", metav1.GetOptions{})
+	fmt.Println("live:", live.Name, err)
+	cancel()
+	fmt.Println("stopped:", <-done)
+	// Output:
+	// second option set refused: true
+	// read shop/web from the cache
+	// live: web <nil>
+	// stopped: <nil>
 }

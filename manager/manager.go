@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -27,8 +26,10 @@ import (
 // readiness and metrics endpoints, and optionally takes part in a leader
 // election.
 //
-// Build it with New, add controllers (NewController) and runnables (Add),
-// then call Start once. Its methods are safe for concurrent use.
+// Build it with New, add controllers (NewController), readers (Reader)
+// and runnables (Add), then call Start once; controllers and runnables
+// may also be added while it runs. Its methods are safe for concurrent
+// use.
 type Manager struct {
 	opts     Options
 	log      *slog.Logger
@@ -44,12 +45,20 @@ type Manager struct {
 	mu          sync.Mutex
 	runnables   []Runnable
 	controllers []*controller.Controller
-	started     bool
+	readers     []syncer // Readers made by Reader, not lazy
+	began       bool     // Start was called
+	started     bool     // Start runs what Add is given
+	stopping    bool     // Start's context is done: Add refuses
 
-	// Set by Start before the election runs, read by the leader callback.
+	// Set by Start (before the election runs), read by Add and the
+	// leader callback, under mu.
 	leaderRunnables []Runnable
 	runCtx          context.Context
 	cancel          context.CancelCauseFunc
+	term            *term // the current leader term; nil while not leading
+	// runs counts the runnables Start runs outside leader terms, and the
+	// election; Start waits for it once its context is done.
+	runs sync.WaitGroup
 
 	elected     chan struct{}
 	electedOnce sync.Once
@@ -106,6 +115,7 @@ func New(opts Options) (*Manager, error) {
 	if fo.Logger == nil {
 		fo.Logger = m.log
 	}
+	fo.OneInformerPerType = true
 	m.factory = informer.NewFactory(m.client, fo)
 	if err := m.registry.Register(&syncCollector{m: m}); err != nil {
 		return nil, fmt.Errorf("informer metrics: %w", err)
@@ -158,22 +168,50 @@ func (m *Manager) HealthAddr() net.Addr { a, _ := m.healthAddr.Load().(net.Addr)
 func (m *Manager) MetricsAddr() net.Addr { a, _ := m.metricsAddr.Load().(net.Addr); return a }
 
 // Add registers r to run when the Manager starts. Controllers made by
-// NewController are added already. It returns ErrAlreadyStarted after
-// Start.
+// NewController are added already.
+//
+// Added while the Manager runs, r starts at once: a runnable that needs
+// leadership (see LeaderElectionRunnable) joins the current term if this
+// replica leads, and stops with it (aborted like the others if leadership
+// is lost), else it waits for the next term; any other runnable runs
+// until the Manager stops. Either way the Manager waits for it to return
+// when it stops, as for the runnables added before Start, and an error it
+// returns stops the Manager. A controller's informers start on the running
+// factory as soon as the controller is made. Add returns an error wrapping
+// ErrStopped once the Manager has begun to stop.
 func (m *Manager) Add(r Runnable) error {
 	if r == nil {
 		return invalid("nil Runnable")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.started {
-		return fmt.Errorf("manager: Add: %w", ErrAlreadyStarted)
+	if m.stopping {
+		return fmt.Errorf("manager: Add: %w", ErrStopped)
 	}
 	m.runnables = append(m.runnables, r)
 	if c, ok := r.(*controller.Controller); ok {
 		m.controllers = append(m.controllers, c)
 	}
+	if !m.started {
+		return nil
+	}
+	if m.needsLeader(r) {
+		m.leaderRunnables = append(m.leaderRunnables, r)
+		if t := m.term; t != nil && !t.closed {
+			cancel := m.cancel
+			t.wg.Go(func() { m.run(t.ctx, t.hard, r, cancel) })
+		}
+		return nil
+	}
+	ctx, cancel := m.runCtx, m.cancel
+	m.runs.Go(func() { m.run(ctx, nil, r, cancel) })
 	return nil
+}
+
+// needsLeader reports whether r runs only while leading.
+func (m *Manager) needsLeader(r Runnable) bool {
+	le, ok := r.(LeaderElectionRunnable)
+	return m.elector != nil && (!ok || le.NeedLeaderElection())
 }
 
 // NewController creates a controller on the Manager's factory with
@@ -181,8 +219,11 @@ func (m *Manager) Add(r Runnable) error {
 // left zero in opts: Registerer (its registry), Logger and TracerProvider
 // (its own), and Kinds (its client, so Owns finds a custom resource
 // owner's kind in the client's Registry, and a source of a type the client
-// cannot map fails here rather than at Start). It returns New's errors,
-// and ErrAlreadyStarted after Start.
+// cannot map fails here rather than at Start). It returns New's errors
+// (among them the factory's *informer.OptionsConflictError when a source
+// asks for a type with options other than those it already has), and
+// ErrStopped once the Manager has begun to stop. Made while the Manager
+// runs, the controller starts at once (see Add).
 func (m *Manager) NewController(opts controller.Options) (*controller.Controller, error) {
 	if opts.Registerer == nil {
 		opts.Registerer = m.registry
@@ -195,6 +236,12 @@ func (m *Manager) NewController(opts controller.Options) (*controller.Controller
 	}
 	if opts.Kinds == nil {
 		opts.Kinds = m.client
+	}
+	m.mu.Lock()
+	stopping := m.stopping
+	m.mu.Unlock()
+	if stopping {
+		return nil, fmt.Errorf("manager: NewController: %w", ErrStopped)
 	}
 	c, err := controller.New(m.factory, opts)
 	if err != nil {
@@ -219,12 +266,11 @@ func (m *Manager) NewController(opts controller.Options) (*controller.Controller
 // usually exits); a listen error; or ErrAlreadyStarted.
 func (m *Manager) Start(ctx context.Context) error {
 	m.mu.Lock()
-	if m.started {
+	if m.began {
 		m.mu.Unlock()
 		return fmt.Errorf("manager: %w", ErrAlreadyStarted)
 	}
-	m.started = true
-	runnables := slices.Clone(m.runnables)
+	m.began = true
 	m.mu.Unlock()
 
 	parent := ctx
@@ -233,6 +279,9 @@ func (m *Manager) Start(ctx context.Context) error {
 
 	stopServers, err := m.serve()
 	if err != nil {
+		m.mu.Lock()
+		m.stopping = true
+		m.mu.Unlock()
 		grace, cancelGrace := context.WithTimeout(context.WithoutCancel(ctx), m.opts.GracefulShutdownTimeout)
 		defer cancelGrace()
 		m.shutdownRecorders(grace) // events recorded before Start
@@ -242,36 +291,41 @@ func (m *Manager) Start(ctx context.Context) error {
 
 	m.factory.Start(ctx)
 
-	var wg sync.WaitGroup
-	var leaderOnly []Runnable
-	for _, r := range runnables {
-		if le, ok := r.(LeaderElectionRunnable); m.elector != nil && (!ok || le.NeedLeaderElection()) {
-			leaderOnly = append(leaderOnly, r)
+	// From here on Add runs what it is given; the runnables added so far
+	// are started under the same lock, so none is run twice or missed.
+	m.mu.Lock()
+	m.started = true
+	m.runCtx, m.cancel = ctx, cancel
+	for _, r := range m.runnables {
+		if m.needsLeader(r) {
+			m.leaderRunnables = append(m.leaderRunnables, r)
 			continue
 		}
-		wg.Go(func() { m.run(ctx, nil, r, cancel) })
+		m.runs.Go(func() { m.run(ctx, nil, r, cancel) })
 	}
-	if m.elector == nil {
-		m.leading.Store(true)
-		m.electedOnce.Do(func() { close(m.elected) })
-	} else {
-		m.mu.Lock()
-		m.leaderRunnables, m.runCtx, m.cancel = leaderOnly, ctx, cancel
-		m.mu.Unlock()
-		wg.Go(func() {
+	if m.elector != nil {
+		m.runs.Go(func() {
 			err := m.elector.Run(ctx)
 			if err != nil && parent.Err() == nil {
 				cancel(fmt.Errorf("manager: %w: %w", ErrLeadershipLost, err))
 			}
 		})
 	}
+	m.mu.Unlock()
+	if m.elector == nil {
+		m.leading.Store(true)
+		m.electedOnce.Do(func() { close(m.elected) })
+	}
 
 	<-ctx.Done()
 	m.log.Info("manager stopping", "cause", context.Cause(ctx))
+	m.mu.Lock()
+	m.stopping = true // no runnable joins m.runs from now on
+	m.mu.Unlock()
 	grace, cancelGrace := context.WithTimeout(context.WithoutCancel(ctx), m.opts.GracefulShutdownTimeout)
 	defer cancelGrace()
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	go func() { m.runs.Wait(); close(done) }()
 	var errs []error
 	select {
 	case <-done:
@@ -290,29 +344,47 @@ func (m *Manager) Start(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// runLeaderRunnables runs the leader-only runnables for one term and
-// returns when they all have. If the term ends while the Manager is still
-// running (leadership lost), reconciles are cancelled at once; if it ends
-// because the Manager stops, controllers drain as usual.
-func (m *Manager) runLeaderRunnables(term context.Context) {
-	m.mu.Lock()
-	rs, runCtx, cancel := m.leaderRunnables, m.runCtx, m.cancel
-	m.mu.Unlock()
-	hard, hardCancel := context.WithCancel(context.WithoutCancel(term))
+// term is one leader term: the runnables that need leadership run in it.
+type term struct {
+	ctx    context.Context // the term's: done when it ends
+	hard   context.Context // done when leadership is lost (see run)
+	wg     sync.WaitGroup  // the runnables of the term
+	closed bool            // the term ended: no runnable joins; guarded by Manager.mu
+}
+
+// runLeaderRunnables runs the leader-only runnables for one term, those
+// added during it included, and returns when the term has ended and they
+// all have returned. If the term ends while the Manager is still running
+// (leadership lost), reconciles are cancelled at once; if it ends because
+// the Manager stops, controllers drain as usual.
+func (m *Manager) runLeaderRunnables(termCtx context.Context) {
+	hard, hardCancel := context.WithCancel(context.WithoutCancel(termCtx))
 	defer hardCancel()
-	stop := context.AfterFunc(term, func() {
+	t := &term{ctx: termCtx, hard: hard}
+	m.mu.Lock()
+	runCtx, cancel := m.runCtx, m.cancel
+	stop := context.AfterFunc(termCtx, func() {
 		if runCtx.Err() == nil {
 			m.log.Error("leadership lost: stopping leader-only work at once")
 			hardCancel()
 		}
 	})
 	defer stop()
-	m.log.Info("leading: starting leader-only runnables", "count", len(rs))
-	var wg sync.WaitGroup
-	for _, r := range rs {
-		wg.Go(func() { m.run(term, hard, r, cancel) })
+	m.log.Info("leading: starting leader-only runnables", "count", len(m.leaderRunnables))
+	for _, r := range m.leaderRunnables {
+		t.wg.Go(func() { m.run(termCtx, hard, r, cancel) })
 	}
-	wg.Wait()
+	m.term = t
+	m.mu.Unlock()
+
+	<-termCtx.Done()
+	m.mu.Lock()
+	t.closed = true // wg.Wait below never races an Add joining the term
+	if m.term == t {
+		m.term = nil
+	}
+	m.mu.Unlock()
+	t.wg.Wait()
 }
 
 // run runs one runnable; an error stops the Manager. A controller is

@@ -163,8 +163,8 @@ func TestManagerStopsWhenARunnableFails(t *testing.T) {
 	if err := mgr.Start(t.Context()); !errors.Is(err, manager.ErrAlreadyStarted) {
 		t.Fatalf("second Start = %v", err)
 	}
-	if err := mgr.Add(manager.RunnableFunc(func(context.Context) error { return nil })); !errors.Is(err, manager.ErrAlreadyStarted) {
-		t.Fatalf("Add after Start = %v", err)
+	if err := mgr.Add(manager.RunnableFunc(func(context.Context) error { return nil })); !errors.Is(err, manager.ErrStopped) {
+		t.Fatalf("Add after the Manager stopped = %v, want ErrStopped", err)
 	}
 }
 

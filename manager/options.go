@@ -34,7 +34,7 @@ type Options struct {
 	// by the Manager's, and nil Metrics by counters in Registry.
 	Events record.Options
 	// Informers configure the shared informer factory. A nil Logger is
-	// replaced by the Manager's.
+	// replaced by the Manager's; OneInformerPerType is always set.
 	Informers informer.FactoryOptions
 	// Registry receives every metric of the Manager and is served on
 	// /metrics. Nil means a new registry per Manager, holding also the Go

@@ -2,33 +2,65 @@ package manager
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/kubego/kubego/controller"
 )
 
-// The sync state of the controllers' informers is served twice: as the
-// "informers" check of /readyz and as the kubego_informer_synced gauge.
+// The sync state of the informers of the controllers and of the readers
+// made with Reader is served twice: as the "informers" check of /readyz
+// and as the kubego_informer_synced gauge.
 
-// controllerList returns the controllers added so far.
-func (m *Manager) controllerList() []*controller.Controller {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.controllers)
+// syncer is what the readiness check needs from a Reader.
+type syncer interface {
+	Name() string
+	HasSynced() bool
 }
 
-// syncState returns nil when the informers of every controller have
-// synced, else an error naming those that have not.
+// syncStates yields each informer's name once, with whether it has
+// synced.
+func (m *Manager) syncStates() iter.Seq2[string, bool] {
+	m.mu.Lock()
+	ctls := slices.Clone(m.controllers)
+	readers := slices.Clone(m.readers)
+	m.mu.Unlock()
+	return func(yield func(string, bool) bool) {
+		seen := map[string]bool{}
+		each := func(name string, synced bool) bool {
+			if seen[name] {
+				return true
+			}
+			seen[name] = true
+			return yield(name, synced)
+		}
+		for _, c := range ctls {
+			for name, synced := range c.SyncStates() {
+				if !each(name, synced) {
+					return
+				}
+			}
+		}
+		for _, r := range readers {
+			name := r.Name()
+			if name == "" {
+				continue // released
+			}
+			if !each(name, r.HasSynced()) {
+				return
+			}
+		}
+	}
+}
+
+// syncState returns nil when the informers of every controller and reader
+// have synced, else an error naming those that have not.
 func (m *Manager) syncState() error {
 	var pending []string
-	for _, c := range m.controllerList() {
-		for name, synced := range c.SyncStates() {
-			if !synced && !slices.Contains(pending, name) {
-				pending = append(pending, name)
-			}
+	for name, synced := range m.syncStates() {
+		if !synced {
+			pending = append(pending, name)
 		}
 	}
 	if len(pending) > 0 {
@@ -37,8 +69,8 @@ func (m *Manager) syncState() error {
 	return nil
 }
 
-// syncCollector exports the sync state of the controllers' informers, one
-// series per informer.
+// syncCollector exports the sync state of the informers, one series per
+// informer.
 type syncCollector struct{ m *Manager }
 
 var syncDesc = prometheus.NewDesc("kubego_informer_synced",
@@ -47,20 +79,13 @@ var syncDesc = prometheus.NewDesc("kubego_informer_synced",
 func (c *syncCollector) Describe(ch chan<- *prometheus.Desc) { ch <- syncDesc }
 
 func (c *syncCollector) Collect(ch chan<- prometheus.Metric) {
-	seen := map[string]bool{}
-	for _, ctl := range c.m.controllerList() {
-		for name, synced := range ctl.SyncStates() {
-			if seen[name] {
-				continue
-			}
-			seen[name] = true
-			v := 0.0
-			if synced {
-				v = 1
-			}
-			if metric, err := prometheus.NewConstMetric(syncDesc, prometheus.GaugeValue, v, name); err == nil {
-				ch <- metric
-			}
+	for name, synced := range c.m.syncStates() {
+		v := 0.0
+		if synced {
+			v = 1
+		}
+		if metric, err := prometheus.NewConstMetric(syncDesc, prometheus.GaugeValue, v, name); err == nil {
+			ch <- metric
 		}
 	}
 }

@@ -21,6 +21,9 @@
 //   - Order: keys come out first in, first out, in the order the queue
 //     took them in. Controllers should not rely on more than that: a
 //     key's turn is not a promise about when it is processed.
+//   - Priority: keys added with AddLow (an informer's initial list, a
+//     resync) wait behind every other key; an Add of such a key moves it
+//     to the normal line. The guarantees above hold at both priorities.
 //
 // # The worker loop
 //

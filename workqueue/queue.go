@@ -54,7 +54,14 @@ type Queue[K comparable] struct {
 	held []heldSlot
 	// ready holds the slots (in keys) of the keys waiting for a worker,
 	// oldest first. Each key is in it at most once.
-	ready   fifo[uint32]
+	ready fifo[uint32]
+	// low holds the keys added with AddLow and not taken yet, oldest
+	// first, outside the table: lowSeq maps each such key to the number
+	// of its one live entry in low; an entry with another number is stale
+	// (its key was promoted by Add, or taken and added again).
+	low     fifo[lowEntry[K]]
+	lowSeq  map[K]uint64
+	lowNext uint64
 	waiters []*waiter[K] // parked Gets, most recent last; non-empty only while ready is empty
 	// in holds adds not yet taken in; it is empty and closed while
 	// waiters is not empty, and after shutdown.
@@ -168,7 +175,9 @@ func (q *Queue[K]) addLocked(h hashed[K]) {
 		if q.keys.full() {
 			q.reindexLocked()
 		}
-		q.noteAdded(h.key)
+		if !q.promoteLocked(h.key) {
+			q.noteAdded(h.key)
+		}
 		q.readyLocked(q.keys.insert(h, stateQueued))
 		return
 	}
@@ -205,7 +214,7 @@ func (q *Queue[K]) readyLocked(i uint32) {
 	q.keys.at(i).state = stateQueued
 	q.ready.push(i)
 	if q.metrics != nil {
-		q.metrics.Depth(q.ready.len())
+		q.metrics.Depth(q.depthLocked())
 	}
 }
 
@@ -224,7 +233,7 @@ func (q *Queue[K]) reindexLocked() {
 func (q *Queue[K]) popLocked() K {
 	k := q.takeLocked(q.ready.pop())
 	if q.metrics != nil {
-		q.metrics.Depth(q.ready.len())
+		q.metrics.Depth(q.depthLocked())
 	}
 	return k
 }
@@ -252,7 +261,7 @@ func (q *Queue[K]) takeLocked(i uint32) K {
 // Get blocks until a key is available and hands it to the caller, who must
 // call Done(k) once finished with it. No other Get returns k until then.
 // Keys come out first in, first out, in the order the queue took them in
-// (see Add).
+// (see Add), those added with AddLow only when no other key waits.
 //
 // Get returns ok == false, and the zero K, once the queue is shut down or
 // ctx is done. A Get that is already waiting when ctx ends may still
@@ -268,7 +277,7 @@ func (q *Queue[K]) Get(ctx context.Context) (k K, ok bool) {
 		}
 	}
 	q.mu.Lock()
-	if q.ready.len() == 0 && q.in.n.Load() == 0 && !q.shut && len(q.waiters) == 0 {
+	if q.ready.len() == 0 && q.in.n.Load() == 0 && !q.shut && len(q.waiters) == 0 && len(q.lowSeq) == 0 {
 		// Nothing to take: before parking, which costs a wake-up per key
 		// handed over later, let the producers run once; busy producers
 		// will have left keys in the intake by the time we are back.
@@ -277,10 +286,15 @@ func (q *Queue[K]) Get(ctx context.Context) (k K, ok bool) {
 		q.mu.Lock()
 	}
 	if q.in.n.Load() > 0 || q.ready.len() == 0 {
-		q.takeInLocked(true)
+		q.takeInLocked(len(q.lowSeq) == 0)
 	}
 	if q.ready.len() > 0 {
 		k = q.popLocked()
+		q.mu.Unlock()
+		return k, true
+	}
+	if len(q.lowSeq) > 0 {
+		k = q.popLowLocked()
 		q.mu.Unlock()
 		return k, true
 	}
@@ -389,7 +403,7 @@ func (q *Queue[K]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.takeInLocked(false)
-	return q.ready.len()
+	return q.ready.len() + len(q.lowSeq)
 }
 
 // ShutDown stops the queue at once: Adds are ignored from now on, keys
@@ -455,7 +469,7 @@ func (q *Queue[K]) waitDrainedLocked(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		q.mu.Lock()
-		held, waiting := len(q.held), q.ready.len()
+		held, waiting := len(q.held), q.ready.len()+len(q.lowSeq)
 		q.mu.Unlock()
 		if held == 0 && waiting == 0 {
 			return nil
@@ -467,7 +481,7 @@ func (q *Queue[K]) waitDrainedLocked(ctx context.Context) error {
 // drainedLocked reports whether a shut-down queue has nothing left: no key
 // held and none waiting.
 func (q *Queue[K]) drainedLocked() bool {
-	return len(q.held) == 0 && q.ready.len() == 0
+	return len(q.held) == 0 && q.ready.len() == 0 && len(q.lowSeq) == 0
 }
 
 // ShuttingDown reports whether ShutDown, ShutDownAndWait or
@@ -491,6 +505,8 @@ func (q *Queue[K]) shutDownLocked() {
 		// for Done.
 		q.ready.each(q.keys.release)
 		q.ready.clear()
+		q.low.clear()
+		q.lowSeq = nil
 		for _, h := range q.held {
 			q.keys.at(h.slot).state = stateHeld
 		}

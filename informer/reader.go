@@ -1,0 +1,320 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// DefaultReaderSyncTimeout bounds how long a read of a [Reader] waits for
+// its cache to sync when ReaderOptions.SyncTimeout is zero.
+const DefaultReaderSyncTimeout = 2 * time.Minute
+
+// ReaderOptions configure a [Reader]. The zero value reads every object of
+// the type, in every namespace, from an informer created at once.
+type ReaderOptions struct {
+	// Informer selects the shared informer, exactly as for [Shared]:
+	// namespace, selectors, transform, indexers. On a factory with
+	// FactoryOptions.OneInformerPerType these are the type's options for
+	// the factory's lifetime; a controller's sources of the same type
+	// must give the same ones (they then share the informer).
+	Informer SharedOptions
+	// Lazy delays creating (and so starting) the informer until the first
+	// read, which then waits for the initial list. The options are checked
+	// against the type's others at once all the same. Without Lazy the
+	// informer is created by NewReader and starts with the factory.
+	Lazy bool
+	// SyncTimeout bounds how long a read waits for the cache to sync,
+	// within the read's context. Zero means DefaultReaderSyncTimeout;
+	// negative means only the context bounds it.
+	SyncTimeout time.Duration
+}
+
+// ListOptions select the objects [Reader.List] returns. The zero value
+// selects every cached object.
+type ListOptions struct {
+	// Namespace limits the list to one namespace; "" means every namespace
+	// the informer caches.
+	Namespace string
+	// Labels selects by label; nil means every object.
+	Labels labels.Selector
+}
+
+// Reader reads objects of type T from a shared informer's cache, waiting
+// for the cache to sync on its first reads. It is what a reconciler holds
+// to read the cluster: Get by key, List by namespace and label selector,
+// ByIndex by a named index.
+//
+// Reads never go to the API server: they see the cache, which may lag
+// behind a write just made (read a live object through a client instead,
+// e.g. client.Typed[T](c).Namespace(ns).Get). Objects are shared with the
+// cache and with every other reader and handler: read-only; DeepCopy
+// before changing one. Returned slices belong to the caller.
+//
+// Create one with [NewReader], [NewResourceReader] or [NewMetadataReader]
+// (or manager.Reader). All methods are safe for concurrent use.
+type Reader[T Object] struct {
+	opts    ReaderOptions
+	acquire func() (*Informer[T], error)
+
+	mu       sync.Mutex
+	inf      *Informer[T] // nil until acquired (Lazy)
+	released bool
+}
+
+// NewReader returns a Reader of Go type T (a type the factory's Backend
+// knows) on f. Unless opts.Lazy, it creates (or shares) the informer now;
+// a factory already started starts it at once.
+//
+// On a factory with FactoryOptions.OneInformerPerType it returns an
+// *[OptionsConflictError] when opts.Informer conflicts with the options T
+// was first asked with (by another Reader or a controller's source).
+func NewReader[T Object](f *Factory, opts ReaderOptions) (*Reader[T], error) {
+	return newReader(f, Typed, opts.Informer.Resource, opts, func() (*Informer[T], error) {
+		return Acquire[T](f, opts.Informer)
+	})
+}
+
+// NewResourceReader returns a Reader of resource gvr as unstructured
+// objects; see [NewReader].
+func NewResourceReader(f *Factory, gvr schema.GroupVersionResource, opts ReaderOptions) (*Reader[*unstructured.Unstructured], error) {
+	return newReader(f, Unstructured, gvr, opts, func() (*Informer[*unstructured.Unstructured], error) {
+		return AcquireResource(f, gvr, opts.Informer)
+	})
+}
+
+// NewMetadataReader returns a Reader of resource gvr from a metadata-only
+// informer (the one a controller's ForMetadata source uses with the same
+// options); see [NewReader].
+func NewMetadataReader(f *Factory, gvr schema.GroupVersionResource, opts ReaderOptions) (*Reader[*metav1.PartialObjectMetadata], error) {
+	return newReader(f, Metadata, gvr, opts, func() (*Informer[*metav1.PartialObjectMetadata], error) {
+		return AcquireMetadata(f, gvr, opts.Informer)
+	})
+}
+
+func newReader[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, opts ReaderOptions, acquire func() (*Informer[T], error)) (*Reader[T], error) {
+	if f == nil {
+		return nil, errors.New("informer: NewReader: nil Factory")
+	}
+	if opts.SyncTimeout == 0 {
+		opts.SyncTimeout = DefaultReaderSyncTimeout
+	}
+	r := &Reader[T]{opts: opts, acquire: acquire}
+	if opts.Lazy {
+		if !f.opts.OneInformerPerType {
+			return r, nil
+		}
+		typ := reflect.TypeFor[T]()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if err := f.claimLocked(identity{typ, form, gvr}, targetOf(typ, form, gvr, opts.Informer.Namespace), opts.Informer); err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+	inf, err := acquire()
+	if err != nil {
+		return nil, err
+	}
+	r.inf = inf
+	return r, nil
+}
+
+// informer returns the informer, acquiring it on the first call of a lazy
+// Reader.
+func (r *Reader[T]) informer() (*Informer[T], error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.inf == nil {
+		inf, err := r.acquire()
+		if err != nil {
+			return nil, err
+		}
+		r.inf = inf
+	}
+	return r.inf, nil
+}
+
+// synced returns the informer once it has synced.
+func (r *Reader[T]) synced(ctx context.Context) (*Informer[T], error) {
+	inf, err := r.informer()
+	if err != nil {
+		return nil, err
+	}
+	if inf.HasSynced() {
+		return inf, nil
+	}
+	if r.opts.SyncTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.opts.SyncTimeout)
+		defer cancel()
+	}
+	if err := inf.WaitForSync(ctx); err != nil {
+		var se *SyncError
+		if errors.As(err, &se) {
+			return nil, &ReadError{Sync: se}
+		}
+		return nil, err
+	}
+	return inf, nil
+}
+
+// WaitForSync waits until the cache has synced (creating a lazy Reader's
+// informer). It returns nil; a *[ReadError] holding the informer's
+// *[SyncError], which carries the cause of the last failed attempt (403
+// Forbidden, 404 NotFound for a resource not served, ...) and comes early
+// when that cause is permanent; or, for a lazy Reader, the factory's
+// *[OptionsConflictError]. The wait is bounded by ctx and by
+// ReaderOptions.SyncTimeout.
+func (r *Reader[T]) WaitForSync(ctx context.Context) error {
+	_, err := r.synced(ctx)
+	return err
+}
+
+// HasSynced reports whether the cache has synced; false for a lazy Reader
+// not read yet. It never waits.
+func (r *Reader[T]) HasSynced() bool {
+	r.mu.Lock()
+	inf := r.inf
+	r.mu.Unlock()
+	return inf != nil && inf.HasSynced()
+}
+
+// Name names the Reader's informer, or its type while a lazy Reader has
+// none yet; "" once released.
+func (r *Reader[T]) Name() string {
+	r.mu.Lock()
+	inf, released := r.inf, r.released
+	r.mu.Unlock()
+	if released {
+		return ""
+	}
+	if inf == nil {
+		return reflect.TypeFor[T]().String()
+	}
+	return inf.Name()
+}
+
+// Get returns the cached object under key (Key{Name: name} for a
+// cluster-scoped one). Before the first sync it waits for it (see
+// WaitForSync, whose errors it returns). An object not in the cache gives
+// a *[NotFoundError], for which errors.Is(err, ErrNotFound) and
+// apierrors.IsNotFound(err) both hold; they hold for no other error of a
+// Reader (a resource not served is a *ReadError).
+func (r *Reader[T]) Get(ctx context.Context, key Key) (T, error) {
+	var zero T
+	inf, err := r.synced(ctx)
+	if err != nil {
+		return zero, err
+	}
+	obj, ok := inf.store.Get(key)
+	if !ok {
+		return zero, &NotFoundError{Informer: inf.name, Key: key}
+	}
+	return obj, nil
+}
+
+// List returns the cached objects that opts selects, in no particular
+// order, waiting for the first sync as Get does.
+func (r *Reader[T]) List(ctx context.Context, opts ListOptions) ([]T, error) {
+	inf, err := r.synced(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Namespace != "" {
+		return inf.Lister().Namespace(opts.Namespace).List(opts.Labels), nil
+	}
+	return inf.store.List(opts.Labels), nil
+}
+
+// ByIndex returns the cached objects that the named index maps to value,
+// waiting for the first sync as Get does. The index must have been
+// registered (SharedOptions.Indexers, by this Reader or by any other user
+// of the informer); an unknown one gives an error wrapping
+// [ErrUnknownIndex].
+func (r *Reader[T]) ByIndex(ctx context.Context, index, value string) ([]T, error) {
+	inf, err := r.synced(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return inf.store.ByIndex(index, value)
+}
+
+// Release gives the informer back to the factory (see Informer.Release);
+// reads afterwards return [ErrStopped], and a manager's readiness check
+// forgets the Reader. It is idempotent. Readers living as long as their
+// factory need not call it.
+func (r *Reader[T]) Release() {
+	r.mu.Lock()
+	inf := r.inf
+	r.inf, r.released = nil, true
+	r.acquire = func() (*Informer[T], error) { return nil, ErrStopped }
+	r.mu.Unlock()
+	if inf != nil {
+		inf.Release()
+	}
+}
+
+// ReadError is what a [Reader]'s read returns when its cache has not
+// synced in time. errors.As finds the informer's *[SyncError] in it (with
+// the cause of the last failed attempt), and errors.Is(err, ErrNotSynced)
+// holds; but apimachinery's predicates do not see the cause through it:
+// apierrors.IsNotFound is true for an object missing from a synced cache
+// only, never for a resource the server does not serve (a CRD not
+// installed), which a reconciler must not mistake for a deleted object.
+// Test the cause with errors.As(err, &syncErr) and then syncErr.Cause.
+type ReadError struct {
+	Sync *SyncError
+}
+
+func (e *ReadError) Error() string { return "cache read: " + e.Sync.Error() }
+
+// Unwrap returns [ErrNotSynced].
+func (e *ReadError) Unwrap() error { return ErrNotSynced }
+
+// As gives the *SyncError to errors.As.
+func (e *ReadError) As(target any) bool {
+	if p, ok := target.(**SyncError); ok {
+		*p = e.Sync
+		return true
+	}
+	return false
+}
+
+// ErrNotFound is wrapped by every *[NotFoundError].
+var ErrNotFound = errors.New("object not found in the cache")
+
+// NotFoundError is what a [Reader] returns for a key its cache does not
+// hold. It implements apimachinery's APIStatus (a 404 NotFound Status), so
+// apierrors.IsNotFound recognises it as it does the server's answer.
+type NotFoundError struct {
+	Informer string // the informer read
+	Key      Key
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("%s not found in the cache of informer %s", e.Key, e.Informer)
+}
+
+// Unwrap returns [ErrNotFound].
+func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+
+// Status returns the 404 NotFound Status the API server would have given.
+func (e *NotFoundError) Status() metav1.Status {
+	return metav1.Status{
+		Status:  metav1.StatusFailure,
+		Code:    http.StatusNotFound,
+		Reason:  metav1.StatusReasonNotFound,
+		Message: e.Error(),
+		Details: &metav1.StatusDetails{Name: e.Key.Name},
+	}
+}

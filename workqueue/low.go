@@ -1,0 +1,108 @@
+package workqueue
+
+// lowEntry is one entry of Queue.low: a key and the number that makes it
+// the key's live entry.
+type lowEntry[K any] struct {
+	key K
+	seq uint64
+}
+
+// AddLow marks k as needing processing at low priority: Get hands it out
+// only when no key added otherwise (Add, AddAfter, AddRateLimited) waits.
+// Keys added with AddLow come out first in, first out among themselves.
+// It is meant for work nobody is waiting for, such as the objects of an
+// informer's initial list or of a resync, so that a change made meanwhile
+// is processed before that backlog.
+//
+// The queue's guarantees hold across both priorities: a key waits once
+// (an Add of a key waiting at low priority moves it to the back of the
+// normal line; an AddLow of a key already waiting does nothing), a key
+// held by a worker is not handed out again before Done (an AddLow then
+// queues it again at Done, at normal priority, as an Add would), and
+// after shutdown it does nothing. Low-priority keys count in Len and in
+// the depth metric; ShutDown drops them and ShutDownWithDrain hands them
+// out after the others.
+//
+// A low-priority key can wait as long as normal keys keep coming; there
+// is no ageing.
+func (q *Queue[K]) AddLow(k K) {
+	h := q.keys.hash(k)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.takeInLocked(false) // adds made before this one keep their turn
+	if q.shut {
+		return
+	}
+	if i, ok := q.keys.lookup(h); ok {
+		if sl := q.keys.at(i); sl.state == stateHeld {
+			sl.state = stateHeldAgain
+			q.noteAdded(k)
+		}
+		return // waiting already, or due to wait again after Done
+	}
+	if _, ok := q.lowSeq[k]; ok {
+		return
+	}
+	q.noteAdded(k)
+	if len(q.waiters) > 0 {
+		// A Get is parked, so nothing waits: hand k over now.
+		if q.keys.full() {
+			q.reindexLocked()
+		}
+		q.readyLocked(q.keys.insert(h, stateQueued))
+		return
+	}
+	if q.lowSeq == nil {
+		q.lowSeq = make(map[K]uint64)
+	}
+	q.lowNext++
+	q.lowSeq[k] = q.lowNext
+	q.low.push(lowEntry[K]{k, q.lowNext})
+	if q.metrics != nil {
+		q.metrics.Depth(q.depthLocked())
+	}
+}
+
+// promoteLocked takes k out of the low-priority keys, reporting whether it
+// was one; its stale entry stays in low until popped or cleared.
+func (q *Queue[K]) promoteLocked(k K) bool {
+	if len(q.lowSeq) == 0 {
+		return false
+	}
+	if _, ok := q.lowSeq[k]; !ok {
+		return false
+	}
+	delete(q.lowSeq, k)
+	if len(q.lowSeq) == 0 {
+		q.lowSeq = nil
+		q.low.clear()
+	}
+	return true
+}
+
+// popLowLocked takes the oldest low-priority key and hands it to the
+// caller, as held. At least one must wait (len(q.lowSeq) > 0).
+func (q *Queue[K]) popLowLocked() K {
+	for {
+		e := q.low.pop()
+		if seq, ok := q.lowSeq[e.key]; !ok || seq != e.seq {
+			continue // stale
+		}
+		delete(q.lowSeq, e.key)
+		if len(q.lowSeq) == 0 {
+			q.lowSeq = nil
+			q.low.clear()
+		}
+		if q.keys.full() {
+			q.reindexLocked()
+		}
+		k := q.takeLocked(q.keys.insert(q.keys.hash(e.key), stateQueued))
+		if q.metrics != nil {
+			q.metrics.Depth(q.depthLocked())
+		}
+		return k
+	}
+}
+
+// depthLocked is the number of keys waiting for a worker.
+func (q *Queue[K]) depthLocked() int { return q.ready.len() + len(q.lowSeq) }
