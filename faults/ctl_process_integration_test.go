@@ -60,7 +60,8 @@ func filterOpen(byKey map[string][]span) []span {
 	return out
 }
 
-// Controller C2: leader handover under load. Each reconcile that writes
+// Controller C2: leader handover under load (Lease of 4 s, renew deadline
+// 2 s; 15 s and 7.5 s at full size). Each reconcile that writes
 // works 1 s first (50 workers), longer than a waiting candidate needs to
 // take a released Lease, so that a leader that let go of the Lease before
 // its reconciles ended would show. Leader a works through the objects
@@ -77,10 +78,15 @@ func TestControllerLeaderHandover(t *testing.T) {
 	ns := newNamespace(t, c)
 	createObjects(t, c, ns, n, "1")
 	dir := t.TempDir()
+	// The full size loads the machine (5,000 objects, 50 workers under
+	// -race): a 2 s renew deadline is then missed, the leader lets go and
+	// its process ends (nothing restarts it here), so the full size uses
+	// client-go's usual 15 s.
+	lease := scale(4*time.Second, 15*time.Second)
 	logs := map[string]string{}
 	opts := func(id string) ctlOptions {
 		logs[id] = filepath.Join(dir, id+".log")
-		return ctlOptions{Namespace: ns, Identity: id, Work: time.Second, Workers: 50, Lease: true, LogPath: logs[id]}
+		return ctlOptions{Namespace: ns, Identity: id, Work: time.Second, Workers: 50, Lease: lease, LogPath: logs[id]}
 	}
 	within := scale(time.Minute, 5*time.Minute)
 

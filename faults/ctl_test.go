@@ -54,8 +54,10 @@ type ctlOptions struct {
 	Work time.Duration
 	// Workers is MaxConcurrentReconciles; 0 is 1.
 	Workers int
-	// Lease turns leader election on (a Lease in Namespace).
-	Lease bool
+	// Lease turns leader election on (a Lease in Namespace) with this
+	// LeaseDuration (RenewDeadline half of it, RetryPeriod an eighth); 0
+	// is off.
+	Lease time.Duration
 	// LogPath, if set, receives the reconcile log.
 	LogPath string
 }
@@ -153,11 +155,11 @@ func (m *marker) lastError() error {
 // caller runs it (runManager) and closes the marker's log.
 func newCtlManager(cfg *rest.Config, o ctlOptions, rec controller.Reconciler, logger *slog.Logger) (*manager.Manager, *marker, error) {
 	mo := manager.Options{Config: cfg, Logger: logger, GracefulShutdownTimeout: 20 * time.Second}
-	if o.Lease {
+	if o.Lease > 0 {
 		mo.LeaderElection = &leaderelection.Config{
 			Lock:     types.NamespacedName{Namespace: o.Namespace, Name: "faults-marker"},
 			Identity: o.Identity, ReleaseOnCancel: true,
-			LeaseDuration: 4 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
+			LeaseDuration: o.Lease, RenewDeadline: o.Lease / 2, RetryPeriod: o.Lease / 8,
 		}
 	}
 	mgr, err := manager.New(mo)
