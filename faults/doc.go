@@ -1,5 +1,5 @@
 // Package faults holds kubego's fault-injection suite: integration tests
-// that run informers, clients and leader election against a real
+// that run informers, clients, leader election and controllers against a real
 // kube-apiserver (package testenv) while loopback proxies and the control
 // plane inject faults — killed and restarted API servers, compaction,
 // connection resets, half-open TCP, malformed or replayed watch frames,
@@ -23,7 +23,18 @@
 //     foreign kinds and namespaces, echoed credentials, endless
 //     Retry-After, frames that claim more than they send. Its tests
 //     (hostile_scenarios_test.go) need no control plane and also run under
-//     -short.
+//     -short;
+//   - a controller harness (ctl_test.go): a Manager running a "marker"
+//     controller that copies each ConfigMap's data into an annotation, so
+//     the API server itself shows an object the controller skipped; it
+//     runs in the test process or in a child process (the test binary run
+//     again, ctl_child_test.go) that can be killed with SIGKILL, and logs
+//     each reconcile's start and end with a machine-wide monotonic time so
+//     that reconciles of two leaders can be checked for overlap;
+//   - the soak (soak_integration_test.go, make soak): the faults in random
+//     order for an hour with a writer, an informer and a controller alive,
+//     the process's heap, goroutines and sockets sampled every 10 s and
+//     their growth bounded.
 //
 // Every test stops by itself within about a minute and uses loopback
 // only; those that need the control plane are skipped under -short. Scenarios too slow for `make test` run only

@@ -26,3 +26,5 @@ func refused[T informer.Object](inf *informer.Informer[T]) int {
 	n, _ := inf.Refused()
 	return n
 }
+
+func withBodyProgressTimeout(cfg *rest.Config, d time.Duration) { cfg.ResponseBodyProgressTimeout = d }

@@ -15,24 +15,19 @@ import (
 	"github.com/kubego/kubego/client"
 )
 
-// write is one write the writer made and the server acknowledged.
-type write struct {
-	Name string
-	Op   string // create, update, delete
-	RV   string // resourceVersion of the response; "" for delete
-	At   time.Time
-}
-
 // writer creates, updates and deletes ConfigMaps named cm-0..cm-(Names-1)
 // in one namespace at a steady rate, through the first of its clients that
-// answers. It records every acknowledged write.
+// answers. It counts the acknowledged writes and keeps the newest
+// resourceVersion, the names present and the names ever created (bounded
+// by Names, so a long run does not grow).
 type writer struct {
 	Clients []*client.Resource[*corev1.ConfigMap]
 	Names   int
 	Every   time.Duration
 
 	mu       sync.Mutex
-	writes   []write
+	acked    int
+	last     string // resourceVersion of the newest acknowledged write that has one
 	failures int
 	present  map[string]bool
 	ever     map[string]bool // names ever acknowledged as created
@@ -104,7 +99,10 @@ func (w *writer) do(ctx context.Context, name, op string, i int) {
 		}
 		if err == nil {
 			w.mu.Lock()
-			w.writes = append(w.writes, write{Name: name, Op: op, RV: rv, At: time.Now()})
+			w.acked++
+			if rv != "" {
+				w.last = rv
+			}
 			w.present[name] = op != "delete"
 			if op == "create" {
 				w.ever[name] = true
@@ -142,7 +140,7 @@ func (w *writer) stats() (acked, failed int, ever map[string]bool) {
 	for k := range w.ever {
 		ever[k] = true
 	}
-	return len(w.writes), w.failures, ever
+	return w.acked, w.failures, ever
 }
 
 // lastRV returns the resourceVersion of the newest acknowledged write that
@@ -150,12 +148,7 @@ func (w *writer) stats() (acked, failed int, ever map[string]bool) {
 func (w *writer) lastRV() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for i := len(w.writes) - 1; i >= 0; i-- {
-		if w.writes[i].RV != "" {
-			return w.writes[i].RV
-		}
-	}
-	return ""
+	return w.last
 }
 
 // startWriter runs w in the background; the returned function stops it and

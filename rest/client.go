@@ -47,6 +47,9 @@ type Client struct {
 	noGzip      bool
 	// headerTimeout bounds the wait for response headers; <= 0: none.
 	headerTimeout time.Duration
+	// bodyProgress is the window in which a body read whole must make
+	// progress; <= 0: unbounded.
+	bodyProgress time.Duration
 	// static are the Config's own credentials, redacted from what the
 	// server sends back (see secrets).
 	static   []string
@@ -139,6 +142,7 @@ func NewClient(cfg *Config) (*Client, error) {
 		gzipRatio:     int64(orDefault(cfg.MaxGzipRatio, defaultMaxGzipRatio)),
 		noGzip:        cfg.DisableCompression,
 		headerTimeout: orDefault(cfg.ResponseHeaderTimeout, defaultResponseHeaderTimeout),
+		bodyProgress:  orDefault(cfg.ResponseBodyProgressTimeout, defaultBodyProgressTimeout),
 		static:        staticSecrets(cfg),
 		limiter:       cfg.RateLimiter,
 		logger:        logger,

@@ -67,8 +67,9 @@ type Config struct {
 
 	// Timeout bounds each request that is not a watch or stream, from start to
 	// the end of the body. Zero means no timeout beyond the request's context
-	// (ResponseHeaderTimeout still bounds the wait for an answer, and
-	// MaxResponseBytes its size).
+	// (ResponseHeaderTimeout still bounds the wait for an answer,
+	// ResponseBodyProgressTimeout a stalled body, and MaxResponseBytes its
+	// size).
 	Timeout time.Duration
 
 	// ContentType chooses the wire format. The zero value (ContentTypeAuto)
@@ -180,6 +181,22 @@ type Config struct {
 	// watch's response at once. A negative value disables it. It is timed
 	// on the wall clock, not Clock.
 	ResponseHeaderTimeout time.Duration
+
+	// ResponseBodyProgressTimeout bounds how slowly a response body read
+	// whole (Do, DoRaw; error bodies) may come: each window of this length
+	// must bring at least 64 KiB or the end of the body. A large LIST that
+	// keeps coming is never cut, however long it takes; a body that stalls
+	// or trickles after its headers fails with a *LimitError naming
+	// ResponseBodyProgressTimeout. Zero means one minute: kube-apiserver
+	// ends every response that is not a watch within its own request
+	// timeout (one minute by default) and writes a LIST's items without
+	// pauses, so a minute with less than 64 KiB means the body is not
+	// coming. A negative value disables it. A body kept just above the
+	// floor can still take long (at most MaxResponseBytes at 64 KiB a
+	// window); Timeout or the context bound a call as a whole. Stream and
+	// Watch bodies are not bounded by it (a followed log or a quiet watch
+	// is silent on purpose). It is timed on the wall clock, not Clock.
+	ResponseBodyProgressTimeout time.Duration
 
 	// Clock tells the time (token file age) and times the waits between
 	// retries. Nil means the wall clock.

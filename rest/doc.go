@@ -114,7 +114,10 @@
 //   - every request, watches included, waits at most
 //     Config.ResponseHeaderTimeout for response headers (two minutes
 //     unless set), so a request without a deadline cannot wait forever for
-//     a server that never answers;
+//     a server that never answers; a body read whole (and an error body)
+//     fails once a window of Config.ResponseBodyProgressTimeout (one
+//     minute unless set) brings less than 64 KiB and not its end, so one
+//     that stalls or trickles after its headers cannot either;
 //   - credentials the client holds or sent (its bearer token or password,
 //     and the Authorization header of each attempt, which covers token
 //     files and exec plugins) are replaced by "<redacted>" in error

@@ -3,9 +3,11 @@ package rest
 import (
 	"compress/flate"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,7 +15,15 @@ const (
 	defaultMaxResponseBytes      = 512 << 20
 	defaultMaxGzipRatio          = 200
 	defaultResponseHeaderTimeout = 2 * time.Minute
+	defaultBodyProgressTimeout   = time.Minute
 	defaultMaxRetryWait          = time.Minute
+
+	// minBodyProgress is how many bytes of a body read whole each window
+	// of ResponseBodyProgressTimeout must bring (unless the body ends in
+	// it): about a kilobyte a second at the default window, far below any
+	// link a cluster is managed over, yet it turns a body trickled out a
+	// byte at a time into a failure.
+	minBodyProgress = 64 << 10
 
 	// gzipRatioFloor is how many decompressed bytes a body may reach before
 	// MaxGzipRatio is checked: small bodies of repeated text compress far
@@ -26,6 +36,7 @@ const (
 	LimitResponseBytes         = "MaxResponseBytes"
 	LimitGzipRatio             = "MaxGzipRatio"
 	LimitResponseHeaderTimeout = "ResponseHeaderTimeout"
+	LimitBodyProgressTimeout   = "ResponseBodyProgressTimeout"
 )
 
 // ErrLimitExceeded is wrapped by every *LimitError.
@@ -34,9 +45,10 @@ var ErrLimitExceeded = errors.New("rest: response exceeds a configured limit")
 // LimitError reports a response that broke one of the Config's limits.
 // Limit is the name of the Config field that sets it (one of the Limit…
 // constants) and Max its value in effect: bytes for MaxResponseBytes, a
-// ratio for MaxGzipRatio, nanoseconds for ResponseHeaderTimeout. It wraps
-// ErrLimitExceeded. A LimitError of ResponseHeaderTimeout comes wrapped in
-// a *TransportError; the others come as they are (or in a watch's Err).
+// ratio for MaxGzipRatio, nanoseconds for ResponseHeaderTimeout and
+// ResponseBodyProgressTimeout. It wraps ErrLimitExceeded. A LimitError of
+// ResponseHeaderTimeout comes wrapped in a *TransportError; the others come
+// as they are (or in a watch's Err).
 type LimitError struct {
 	Limit string
 	Max   int64
@@ -46,6 +58,8 @@ func (e *LimitError) Error() string {
 	switch e.Limit {
 	case LimitResponseHeaderTimeout:
 		return fmt.Sprintf("rest: no response headers within %s (Config.%s)", time.Duration(e.Max), e.Limit)
+	case LimitBodyProgressTimeout:
+		return fmt.Sprintf("rest: response body stalled: less than %d KiB in %s (Config.%s)", minBodyProgress>>10, time.Duration(e.Max), e.Limit)
 	case LimitGzipRatio:
 		return fmt.Sprintf("rest: gzip response body expands more than %d times (Config.%s)", e.Max, e.Limit)
 	}
@@ -121,4 +135,57 @@ func readAllLimited(r io.Reader, max int64) ([]byte, error) {
 		return nil, &LimitError{Limit: LimitResponseBytes, Max: max}
 	}
 	return b, nil
+}
+
+// progressBody fails a response body that does not keep coming: each
+// window of d must bring at least minBodyProgress bytes (or the end of the
+// body), so a large body that keeps coming is never cut however long it
+// takes, while one that stops, or trickles slower than that, is. When a
+// window runs short it cancels the attempt's context (which unblocks a Read
+// in progress) and every later Read returns a *LimitError naming
+// ResponseBodyProgressTimeout. Windows are timed on the wall clock. Read
+// must not be called concurrently (io.Reader's rule); the timer's function
+// runs on its own goroutine and only touches fired.
+type progressBody struct {
+	body  io.ReadCloser
+	d     time.Duration
+	limit *LimitError
+	timer *time.Timer
+	got   int // bytes in the current window
+	fired atomic.Bool
+}
+
+// newProgressBody bounds body as above (d > 0). abort cancels the context
+// body is read under.
+func newProgressBody(body io.ReadCloser, abort context.CancelCauseFunc, d time.Duration) *progressBody {
+	pb := &progressBody{body: body, d: d, limit: &LimitError{Limit: LimitBodyProgressTimeout, Max: int64(d)}}
+	pb.timer = time.AfterFunc(d, func() {
+		pb.fired.Store(true)
+		abort(pb.limit)
+	})
+	return pb
+}
+
+func (pb *progressBody) Read(p []byte) (int, error) {
+	if pb.fired.Load() {
+		return 0, pb.limit
+	}
+	n, err := pb.body.Read(p)
+	if pb.fired.Load() {
+		// The window ran out during this Read: whatever it returned (the
+		// context's cancellation, or bytes that came too late), the body
+		// is now cut.
+		return n, pb.limit
+	}
+	if pb.got += n; pb.got >= minBodyProgress {
+		pb.got = 0
+		pb.timer.Reset(pb.d)
+	}
+	return n, err
+}
+
+// Close stops the timer and closes the body.
+func (pb *progressBody) Close() error {
+	pb.timer.Stop()
+	return pb.body.Close()
 }

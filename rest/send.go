@@ -82,6 +82,7 @@ func (r *Request) send(ctx context.Context, watch bool) (*http.Response, error) 
 		}
 		if attempt < r.c.maxRetries {
 			if delay, ok := r.c.retryDelay(resp, idempotent, replayable, r.c.clock.Now()); ok && waited+delay <= r.c.retryWait {
+				r.c.boundProgress(resp)
 				drain(resp.Body)
 				if err := clock.Sleep(ctx, r.c.clock, delay); err != nil {
 					return nil, &TransportError{Method: r.verb, URL: shown.String(), Err: err}
@@ -144,8 +145,34 @@ func (r *Request) attempt(ctx context.Context, target, accept string, eb encoded
 		cancel(nil)
 		return nil, unwrapURLError(err)
 	}
-	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: func() { cancel(nil) }}
+	resp.Body = &attemptBody{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
+}
+
+// attemptBody is the body of one attempt's response: closing it ends the
+// attempt's context; cancel ends it with a cause (see boundProgress).
+type attemptBody struct {
+	io.ReadCloser
+	cancel context.CancelCauseFunc
+}
+
+func (b *attemptBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
+}
+
+// boundProgress makes resp's body fail once it stalls (see progressBody
+// and Config.ResponseBodyProgressTimeout). It is applied to every body the
+// client reads to its end itself (Do's body, error bodies, bodies drained
+// before a retry), never to the bodies of Stream and Watch, whose silences
+// are legitimate (a followed log, a quiet watch).
+func (c *Client) boundProgress(resp *http.Response) {
+	ab, ok := resp.Body.(*attemptBody)
+	if c.bodyProgress <= 0 || !ok {
+		return
+	}
+	resp.Body = newProgressBody(ab, ab.cancel, c.bodyProgress)
 }
 
 // unwrapURLError drops the *url.Error layer, whose message repeats the URL
@@ -188,6 +215,7 @@ func (r *Request) target() errorTarget {
 
 // errorFromResponse reads a bounded part of a non-2xx body and converts it.
 func (r *Request) errorFromResponse(resp *http.Response) error {
+	r.c.boundProgress(resp)
 	rc := r.c.responseBody(resp)
 	body, _ := io.ReadAll(io.LimitReader(rc, maxErrorBody))
 	_ = rc.Close()
@@ -195,8 +223,9 @@ func (r *Request) errorFromResponse(resp *http.Response) error {
 }
 
 // readBody reads the whole (decompressed) body, at most the client's
-// MaxResponseBytes, and closes it.
+// MaxResponseBytes and ResponseBodyProgressTimeout, and closes it.
 func (c *Client) readBody(resp *http.Response) ([]byte, error) {
+	c.boundProgress(resp)
 	rc := c.responseBody(resp)
 	defer rc.Close()
 	b, err := readAllLimited(rc, c.maxBody)
