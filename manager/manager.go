@@ -338,8 +338,10 @@ func (m *Manager) Start(ctx context.Context) error {
 	if err := m.factory.Wait(); err != nil {
 		errs = append(errs, err)
 	}
-	if cause := context.Cause(ctx); parent.Err() == nil && cause != nil && !errors.Is(cause, context.Canceled) {
-		errs = append([]error{cause}, errs...)
+	if parent.Err() == nil {
+		if cause := stopCause(context.Cause(ctx)); cause != nil {
+			errs = append([]error{cause}, errs...)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -400,4 +402,20 @@ func (m *Manager) run(ctx, hard context.Context, r Runnable, cancel context.Canc
 		m.log.Error("runnable failed; stopping the manager", "err", err)
 		cancel(err)
 	}
+}
+
+// stopCause is the error Start reports for why it stopped while its parent
+// context was still live: a lost leadership or a failed runnable, but not a
+// plain cancellation. A lost leadership is reported even when the elector's
+// error wraps context.Canceled (a renewal cancelled at its deadline).
+func stopCause(cause error) error {
+	switch {
+	case cause == nil:
+		return nil
+	case errors.Is(cause, ErrLeadershipLost):
+		return cause
+	case errors.Is(cause, context.Canceled):
+		return nil
+	}
+	return cause
 }
