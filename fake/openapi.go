@@ -1,0 +1,183 @@
+package fake
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha512"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// capturedOpenAPI holds kube-apiserver's OpenAPI documents as served by a
+// default control plane of the version testenv runs (v2 in JSON and
+// protobuf, the v3 index and every v3 document), one deflated zip entry
+// each: v2.json, v2.pb, v3.json and v3/<index key>.json. A request inflates
+// only the entry it needs; nothing is kept after the response.
+// TestOpenAPICapture keeps it in step with the real server and rewrites it
+// with -update-openapi.
+//
+//go:embed openapi/kube-apiserver.zip
+var capturedOpenAPI []byte
+
+const (
+	mediaOpenAPIV2Protobuf       = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+	mediaOpenAPIV2ProtobufLegacy = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+)
+
+// openAPIModified is the Last-Modified of every document: the capture has
+// no time of its own, and a fixed one keeps responses reproducible.
+var openAPIModified = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// capturedEntry inflates one entry of the capture; ok is false when it has
+// none of that name.
+func capturedEntry(name string) ([]byte, bool) {
+	zr, err := zip.NewReader(bytes.NewReader(capturedOpenAPI), int64(len(capturedOpenAPI)))
+	if err != nil {
+		return nil, false
+	}
+	f, err := zr.Open(name)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, false
+	}
+	return data, true
+}
+
+// openAPIHash is the hash kube-apiserver names a document by: SHA-512 of
+// its bytes in upper-case hex.
+func openAPIHash(data []byte) string {
+	return fmt.Sprintf("%X", sha512.Sum512(data))
+}
+
+// serveOpenAPI answers /openapi/v2, /openapi/v3 and /openapi/v3/<path>. It
+// reports whether the path was one of them.
+func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
+	p := r.URL.Path
+	if p != "/openapi/v2" && p != "/openapi/v3" && !strings.HasPrefix(p, "/openapi/v3/") {
+		return false
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
+		return true
+	}
+	switch {
+	case p == "/openapi/v2":
+		s.serveOpenAPIV2(w, r)
+	case p == "/openapi/v3":
+		data, err := json.Marshal(s.openAPIIndex())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return true
+		}
+		serveDocument(w, r, "application/json", data)
+	default:
+		s.serveOpenAPIV3(w, r, strings.TrimPrefix(p, "/openapi/v3/"))
+	}
+	return true
+}
+
+// serveOpenAPIV2 answers the v2 document in JSON or, when Accept asks for
+// it, protobuf (gnostic's OpenAPI v2 message), as kube-apiserver.
+func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
+	name, mt := "v2.json", "application/json"
+	switch accept := r.Header.Get("Accept"); {
+	case strings.Contains(accept, mediaOpenAPIV2Protobuf), strings.Contains(accept, mediaOpenAPIV2ProtobufLegacy):
+		name, mt = "v2.pb", mediaOpenAPIV2Protobuf
+	case !acceptsJSON(accept):
+		http.Error(w, "406 not acceptable", http.StatusNotAcceptable)
+		return
+	}
+	data, ok := capturedEntry(name)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Add("Vary", "Accept")
+	serveDocument(w, r, mt, data)
+}
+
+// openAPIIndexEntry is one path of the v3 index.
+type openAPIIndexEntry struct {
+	ServerRelativeURL string `json:"serverRelativeURL"`
+}
+
+// openAPIIndexDoc is the v3 index, GET /openapi/v3.
+type openAPIIndexDoc struct {
+	Paths map[string]openAPIIndexEntry `json:"paths"`
+}
+
+// openAPIIndex is the captured index plus the group-versions of the custom
+// resources served now.
+func (s *Server) openAPIIndex() openAPIIndexDoc {
+	idx := openAPIIndexDoc{Paths: map[string]openAPIIndexEntry{}}
+	if data, ok := capturedEntry("v3.json"); ok {
+		_ = json.Unmarshal(data, &idx)
+	}
+	for key, doc := range s.customOpenAPIV3() {
+		idx.Paths[key] = openAPIIndexEntry{ServerRelativeURL: "/openapi/v3/" + key + "?hash=" + openAPIHash(doc)}
+	}
+	return idx
+}
+
+// serveOpenAPIV3 answers the v3 document of one index key. Like
+// kube-apiserver, a request naming the current hash is marked immutable
+// and one naming another hash is redirected to the current one.
+func (s *Server) serveOpenAPIV3(w http.ResponseWriter, r *http.Request, key string) {
+	data, ok := s.customOpenAPIV3()[key]
+	if !ok {
+		data, ok = capturedEntry("v3/" + key + ".json")
+	}
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	if !acceptsJSON(r.Header.Get("Accept")) {
+		http.Error(w, "406 not acceptable", http.StatusNotAcceptable)
+		return
+	}
+	hash := openAPIHash(data)
+	if want := r.URL.Query().Get("hash"); want != "" {
+		if want != hash {
+			u := *r.URL
+			u.RawQuery = "hash=" + hash
+			w.Header().Set("Location", u.RequestURI())
+			w.WriteHeader(http.StatusMovedPermanently)
+			return
+		}
+		w.Header().Set("Cache-Control", "public, immutable")
+		w.Header().Set("Expires", time.Now().AddDate(1, 0, 0).UTC().Format(http.TimeFormat))
+	}
+	serveDocument(w, r, "application/json", data)
+}
+
+// serveDocument writes data with its ETag, honouring conditional requests.
+func serveDocument(w http.ResponseWriter, r *http.Request, mt string, data []byte) {
+	w.Header().Set("Content-Type", mt)
+	w.Header().Set("Etag", `"`+openAPIHash(data)+`"`)
+	http.ServeContent(w, r, "", openAPIModified, bytes.NewReader(data))
+}
+
+// acceptsJSON reports whether an Accept header admits application/json
+// (an empty header admits anything).
+func acceptsJSON(accept string) bool {
+	if accept == "" {
+		return true
+	}
+	for _, part := range strings.Split(accept, ",") {
+		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		switch strings.TrimSpace(mt) {
+		case "application/json", "application/*", "*/*":
+			return true
+		}
+	}
+	return false
+}

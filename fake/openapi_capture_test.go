@@ -1,0 +1,268 @@
+package fake_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"net/url"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubego/kubego/fake"
+	"github.com/kubego/kubego/rest"
+	"github.com/kubego/kubego/testenv"
+)
+
+// updateOpenAPI rewrites the captured OpenAPI documents from a fresh
+// kube-apiserver: go test ./fake -run TestOpenAPICapture -update-openapi
+var updateOpenAPI = flag.Bool("update-openapi", false, "capture kube-apiserver's OpenAPI documents into openapi/kube-apiserver.zip")
+
+const (
+	capturePath     = "openapi/kube-apiserver.zip"
+	mediaV2Protobuf = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+)
+
+// openAPIIndex is the document GET /openapi/v3 answers.
+type openAPIIndex struct {
+	Paths map[string]struct {
+		ServerRelativeURL string `json:"serverRelativeURL"`
+	} `json:"paths"`
+}
+
+func getRaw(ctx context.Context, t *testing.T, c *rest.Client, accept, path string, query url.Values) []byte {
+	t.Helper()
+	req := c.Get().AbsPath(path).SetHeader("Accept", accept)
+	for k, vs := range query {
+		for _, v := range vs {
+			req = req.Param(k, v)
+		}
+	}
+	data, err := req.DoRaw(ctx)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	return data
+}
+
+func bigClient(t *testing.T, cfg *rest.Config) *rest.Client {
+	t.Helper()
+	cfg.MaxResponseBytes = 256 << 20
+	c, err := rest.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// v3Documents fetches the v3 index and every document it names whose key
+// keep accepts, keyed by the index key ("apis/apps/v1").
+func v3Documents(ctx context.Context, t *testing.T, c *rest.Client, keep func(string) bool) (openAPIIndex, map[string][]byte) {
+	t.Helper()
+	var idx openAPIIndex
+	if err := json.Unmarshal(getRaw(ctx, t, c, "application/json", "/openapi/v3", nil), &idx); err != nil {
+		t.Fatalf("decode /openapi/v3: %v", err)
+	}
+	docs := map[string][]byte{}
+	for key, p := range idx.Paths {
+		if !keep(key) {
+			continue
+		}
+		u, err := url.Parse(p.ServerRelativeURL)
+		if err != nil {
+			t.Fatalf("index entry %s: %v", key, err)
+		}
+		docs[key] = getRaw(ctx, t, c, "application/json", u.Path, u.Query())
+	}
+	return idx, docs
+}
+
+// TestOpenAPICapture checks that the fake's OpenAPI documents for built-in
+// kinds are the ones a real kube-apiserver serves; with -update-openapi it
+// captures them again from a fresh control plane instead.
+func TestOpenAPICapture(t *testing.T) {
+	if *updateOpenAPI {
+		captureOpenAPI(t)
+		return
+	}
+	cp := testenv.Shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	real := bigClient(t, cp.Config())
+	srv := fake.NewServer(fake.Options{})
+	defer srv.Close()
+	fk := bigClient(t, srv.Config())
+
+	// Custom resources other tests install on the shared control plane are
+	// left out of the comparison: a built-in group has no dot or ends in
+	// k8s.io, and the conformance CRDs use neither.
+	builtin := builtinGroups(t)
+	_, realDocs := v3Documents(ctx, t, real, func(key string) bool { return builtin[groupOfKey(key)] })
+	fakeIdx, fakeDocs := v3Documents(ctx, t, fk, func(string) bool { return true })
+	if got, want := slices.Sorted(mapsKeys(fakeDocs)), slices.Sorted(mapsKeys(realDocs)); !slices.Equal(got, want) {
+		t.Errorf("v3 index of the fake: %v\nreal server's built-in entries: %v", got, want)
+	}
+	for key, want := range realDocs {
+		if got, ok := fakeDocs[key]; ok && !bytes.Equal(got, want) {
+			t.Errorf("v3 document %s differs from the real server's (recapture with -update-openapi)", key)
+		}
+	}
+	_ = fakeIdx
+
+	var realV2, fakeV2 map[string]any
+	if err := json.Unmarshal(getRaw(ctx, t, real, "application/json", "/openapi/v2", nil), &realV2); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(getRaw(ctx, t, fk, "application/json", "/openapi/v2", nil), &fakeV2); err != nil {
+		t.Fatal(err)
+	}
+	dropCustomV2(realV2, builtin)
+	if !reflect.DeepEqual(realV2, fakeV2) {
+		t.Errorf("/openapi/v2 of the fake differs from the real server's built-in part (recapture with -update-openapi): %s", v2Diff(realV2, fakeV2))
+	}
+	pb := getRaw(ctx, t, fk, mediaV2Protobuf, "/openapi/v2", nil)
+	if len(pb) == 0 || json.Valid(pb) {
+		t.Errorf("/openapi/v2 in protobuf: %d bytes, JSON=%v", len(pb), json.Valid(pb))
+	}
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// groupOfKey is the API group of a v3 index key ("apis/apps/v1" → apps,
+// "api/v1" → ""); other keys (version, openid, …) count as the core group.
+func groupOfKey(key string) string {
+	parts := strings.Split(key, "/")
+	if len(parts) >= 2 && parts[0] == "apis" {
+		return parts[1]
+	}
+	return ""
+}
+
+// builtinGroups are the groups kube-apiserver serves itself: those of the
+// fake with every version, and apiregistration.k8s.io.
+func builtinGroups(t *testing.T) map[string]bool {
+	t.Helper()
+	srv := fake.NewServer(fake.Options{AllVersions: true})
+	defer srv.Close()
+	c := bigClient(t, srv.Config())
+	var list struct {
+		Groups []struct{ Name string } `json:"groups"`
+	}
+	if err := json.Unmarshal(getRaw(context.Background(), t, c, "application/json", "/apis", nil), &list); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{"": true, "apiregistration.k8s.io": true}
+	for _, g := range list.Groups {
+		out[g.Name] = true
+	}
+	return out
+}
+
+// dropCustomV2 removes from a v2 document the paths and definitions of
+// groups not in builtin (a definition shared by several groups, such as
+// DeleteOptions, stays while one of them is built in).
+func dropCustomV2(doc map[string]any, builtin map[string]bool) {
+	if paths, ok := doc["paths"].(map[string]any); ok {
+		for p := range paths {
+			if parts := strings.Split(strings.TrimPrefix(p, "/"), "/"); len(parts) >= 2 && parts[0] == "apis" && !builtin[parts[1]] {
+				delete(paths, p)
+			}
+		}
+	}
+	if defs, ok := doc["definitions"].(map[string]any); ok {
+		for name, d := range defs {
+			gvks, _ := d.(map[string]any)["x-kubernetes-group-version-kind"].([]any)
+			custom := len(gvks) > 0
+			for _, g := range gvks {
+				if group, _ := g.(map[string]any)["group"].(string); builtin[group] {
+					custom = false
+				}
+			}
+			if custom {
+				delete(defs, name)
+			}
+		}
+	}
+}
+
+func captureOpenAPI(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cp, err := testenv.Start(ctx, testenv.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Stop()
+	c := bigClient(t, cp.Config())
+	files := map[string][]byte{
+		"v2.json": getRaw(ctx, t, c, "application/json", "/openapi/v2", nil),
+		"v2.pb":   getRaw(ctx, t, c, mediaV2Protobuf, "/openapi/v2", nil),
+		"v3.json": getRaw(ctx, t, c, "application/json", "/openapi/v3", nil),
+	}
+	_, docs := v3Documents(ctx, t, c, func(string) bool { return true })
+	for key, d := range docs {
+		files["v3/"+key+".json"] = d
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, name := range slices.Sorted(mapsKeys(files)) {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(files[name]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(capturePath, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("captured %d documents from kube-apiserver %s into %s (%d bytes)", len(files), cp.Version(), capturePath, buf.Len())
+}
+
+// v2Diff names the top-level sections and entries that differ.
+func v2Diff(want, got map[string]any) string {
+	var out []string
+	for k, w := range want {
+		g := got[k]
+		wm, ok1 := w.(map[string]any)
+		gm, ok2 := g.(map[string]any)
+		if !ok1 || !ok2 {
+			if !reflect.DeepEqual(w, g) {
+				out = append(out, k)
+			}
+			continue
+		}
+		for name := range wm {
+			if !reflect.DeepEqual(wm[name], gm[name]) {
+				out = append(out, k+"/"+name)
+			}
+		}
+		for name := range gm {
+			if _, ok := wm[name]; !ok {
+				out = append(out, k+"/"+name+" (fake only)")
+			}
+		}
+	}
+	slices.Sort(out)
+	if len(out) > 10 {
+		out = append(out[:10], "…")
+	}
+	return strings.Join(out, ", ")
+}
