@@ -26,7 +26,7 @@ var capturedOpenAPI []byte
 
 const (
 	mediaOpenAPIV2Protobuf       = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
-	mediaOpenAPIV2ProtobufLegacy = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+	mediaOpenAPIV2ProtobufLegacy = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf" // what kube-apiserver answers
 )
 
 // openAPIModified is the Last-Modified of every document: the capture has
@@ -65,8 +65,10 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 	if p != "/openapi/v2" && p != "/openapi/v3" && !strings.HasPrefix(p, "/openapi/v3/") {
 		return false
 	}
+	// kube-apiserver marks every answer private unless it says otherwise.
+	w.Header().Set("Cache-Control", "no-cache, private")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
+		w.WriteHeader(http.StatusMethodNotAllowed)
 		return true
 	}
 	switch {
@@ -75,10 +77,12 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 	case p == "/openapi/v3":
 		data, err := json.Marshal(s.openAPIIndex())
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
+			w.WriteHeader(http.StatusInternalServerError)
 			return true
 		}
-		serveDocument(w, r, "application/json", data)
+		// Like kube-apiserver: no Content-Type of its own (sniffed as
+		// text), no ETag.
+		http.ServeContent(w, r, "", openAPIModified, bytes.NewReader(data))
 	default:
 		s.serveOpenAPIV3(w, r, strings.TrimPrefix(p, "/openapi/v3/"))
 	}
@@ -88,20 +92,23 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 // serveOpenAPIV2 answers the v2 document in JSON or, when Accept asks for
 // it, protobuf (gnostic's OpenAPI v2 message), as kube-apiserver.
 func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
+	// kube-apiserver varies on Accept-Encoding (it gzips); the fake
+	// never compresses but names the same.
+	w.Header().Set("Vary", "Accept-Encoding")
 	name, mt := "v2.json", "application/json"
 	switch accept := r.Header.Get("Accept"); {
 	case strings.Contains(accept, mediaOpenAPIV2Protobuf), strings.Contains(accept, mediaOpenAPIV2ProtobufLegacy):
-		name, mt = "v2.pb", mediaOpenAPIV2Protobuf
+		// Whichever spelling was asked, kube-apiserver answers the legacy one.
+		name, mt = "v2.pb", mediaOpenAPIV2ProtobufLegacy
 	case !acceptsJSON(accept):
-		http.Error(w, "406 not acceptable", http.StatusNotAcceptable)
+		w.WriteHeader(http.StatusNotAcceptable)
 		return
 	}
 	data, ok := capturedEntry(name)
 	if !ok {
-		http.NotFound(w, r)
+		w.WriteHeader(http.StatusNotFound)
 		return
 	}
-	w.Header().Add("Vary", "Accept")
 	serveDocument(w, r, mt, data)
 }
 
@@ -137,11 +144,12 @@ func (s *Server) serveOpenAPIV3(w http.ResponseWriter, r *http.Request, key stri
 		data, ok = capturedEntry("v3/" + key + ".json")
 	}
 	if !ok {
-		http.NotFound(w, r)
+		w.WriteHeader(http.StatusNotFound)
 		return
 	}
+	w.Header().Set("Vary", "Accept")
 	if !acceptsJSON(r.Header.Get("Accept")) {
-		http.Error(w, "406 not acceptable", http.StatusNotAcceptable)
+		w.WriteHeader(http.StatusNotAcceptable)
 		return
 	}
 	hash := openAPIHash(data)
@@ -149,6 +157,8 @@ func (s *Server) serveOpenAPIV3(w http.ResponseWriter, r *http.Request, key stri
 		if want != hash {
 			u := *r.URL
 			u.RawQuery = "hash=" + hash
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Etag", `"`+hash+`"`)
 			w.Header().Set("Location", u.RequestURI())
 			w.WriteHeader(http.StatusMovedPermanently)
 			return

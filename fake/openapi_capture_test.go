@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/url"
 	"os"
 	"reflect"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/rest"
@@ -216,6 +219,7 @@ func captureOpenAPI(t *testing.T) {
 	for key, d := range docs {
 		files["v3/"+key+".json"] = d
 	}
+	files["crd-template.json"] = captureCRDTemplate(ctx, t, cp, c)
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, name := range slices.Sorted(mapsKeys(files)) {
@@ -265,4 +269,164 @@ func v2Diff(want, got map[string]any) string {
 		out = append(out[:10], "…")
 	}
 	return strings.Join(out, ", ")
+}
+
+// templateCRD is the definition whose v3 document the fake uses as the
+// pattern of every custom resource's: namespaced, with status and scale.
+func templateCRD() map[string]any {
+	return map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "gizmos.template.example.com"},
+		"spec": map[string]any{
+			"group": "template.example.com", "scope": "Namespaced",
+			"names": map[string]any{"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "listKind": "GizmoList"},
+			"versions": []any{map[string]any{
+				"name": "v1", "served": true, "storage": true,
+				"subresources": map[string]any{"status": map[string]any{}, "scale": map[string]any{"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+			}},
+		},
+	}
+}
+
+func captureCRDTemplate(ctx context.Context, t *testing.T, cp *testenv.ControlPlane, c *rest.Client) []byte {
+	t.Helper()
+	if err := cp.InstallCRDObjects(ctx, &unstructured.Unstructured{Object: templateCRD()}); err != nil {
+		t.Fatal(err)
+	}
+	const key = "apis/template.example.com/v1"
+	for ctx.Err() == nil {
+		idx, docs := v3Documents(ctx, t, c, func(k string) bool { return k == key })
+		if _, ok := idx.Paths[key]; ok {
+			return docs[key]
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("%s never appeared in /openapi/v3", key)
+	return nil
+}
+
+// TestOpenAPICustomResourceMatchesServer installs the same definitions on
+// both servers (namespaced with status and scale, cluster-scoped without
+// subresources, two kinds in one group-version) and compares the v3
+// documents of their group-versions.
+func TestOpenAPICustomResourceMatchesServer(t *testing.T) {
+	cp := testenv.Shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	group := fmt.Sprintf("doc%d.my-app.example.com", time.Now().UnixNano()%1_000_000)
+	widget := map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets." + group},
+		"spec": map[string]any{
+			"group": group, "scope": "Namespaced",
+			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"versions": []any{
+				map[string]any{
+					"name": "v1", "served": true, "storage": true,
+					"subresources": map[string]any{"status": map[string]any{}, "scale": map[string]any{"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
+					"schema": map[string]any{"openAPIV3Schema": map[string]any{
+						"type": "object", "description": "A widget.", "required": []any{"spec"},
+						"properties": map[string]any{
+							"spec": map[string]any{"type": "object", "properties": map[string]any{
+								"replicas": map[string]any{"type": "integer", "format": "int32", "minimum": int64(0)},
+								"color":    map[string]any{"type": "string", "enum": []any{"red", "blue"}, "default": "red"},
+								"ports": map[string]any{"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"name"},
+									"items": map[string]any{"type": "object", "required": []any{"name"}, "properties": map[string]any{"name": map[string]any{"type": "string"}}}},
+							}},
+							"status": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+						},
+					}},
+				},
+				map[string]any{
+					"name": "v1beta1", "served": true, "storage": false,
+					"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+				},
+			},
+		},
+	}
+	gear := map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "gears." + group},
+		"spec": map[string]any{
+			"group": group, "scope": "Cluster",
+			"names": map[string]any{"plural": "gears", "singular": "gear", "kind": "Gear"},
+			"versions": []any{map[string]any{
+				"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{
+					"teeth": map[string]any{"type": "integer"}}}},
+			}},
+		},
+	}
+	if err := cp.InstallCRDObjects(ctx, &unstructured.Unstructured{Object: widget}, &unstructured.Unstructured{Object: gear}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		c := bigClient(t, cp.Config())
+		for _, name := range []string{"widgets." + group, "gears." + group} {
+			_ = c.Delete().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", name).Do(context.Background()).Error()
+		}
+	}()
+	srv := fake.NewServer(fake.Options{})
+	defer srv.Close()
+	fk := bigClient(t, srv.Config())
+	for _, def := range []map[string]any{widget, gear} {
+		body, _ := json.Marshal(def)
+		if err := fk.Post().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions").Body(body).Do(ctx).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	real := bigClient(t, cp.Config())
+	for _, key := range []string{"apis/" + group + "/v1", "apis/" + group + "/v1beta1"} {
+		var want map[string]any
+		for ctx.Err() == nil {
+			idx, docs := v3Documents(ctx, t, real, func(k string) bool { return k == key })
+			if _, ok := idx.Paths[key]; ok {
+				// Both kinds of v1 must be in the document.
+				if err := json.Unmarshal(docs[key], &want); err != nil {
+					t.Fatal(err)
+				}
+				if paths, _ := want["paths"].(map[string]any); key != "apis/"+group+"/v1" || paths["/apis/"+group+"/v1/gears"] != nil {
+					break
+				}
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		_, docs := v3Documents(ctx, t, fk, func(k string) bool { return k == key })
+		var got map[string]any
+		if err := json.Unmarshal(docs[key], &got); err != nil {
+			t.Fatalf("fake's %s: %v", key, err)
+		}
+		if diffs := jsonDiff("", want, got, nil); len(diffs) > 0 {
+			if len(diffs) > 15 {
+				diffs = append(diffs[:15], "…")
+			}
+			t.Errorf("%s differs from the real server's at:\n  %s", key, strings.Join(diffs, "\n  "))
+		}
+	}
+}
+
+// jsonDiff lists the JSON pointers where got differs from want.
+func jsonDiff(at string, want, got any, out []string) []string {
+	wm, ok1 := want.(map[string]any)
+	gm, ok2 := got.(map[string]any)
+	if ok1 && ok2 {
+		for _, k := range slices.Sorted(mapsKeys(wm)) {
+			if _, ok := gm[k]; !ok {
+				out = append(out, at+"/"+k+" (missing)")
+				continue
+			}
+			out = jsonDiff(at+"/"+k, wm[k], gm[k], out)
+		}
+		for _, k := range slices.Sorted(mapsKeys(gm)) {
+			if _, ok := wm[k]; !ok {
+				out = append(out, at+"/"+k+" (fake only)")
+			}
+		}
+		return out
+	}
+	if !reflect.DeepEqual(want, got) {
+		out = append(out, fmt.Sprintf("%s: real %.80v, fake %.80v", at, want, got))
+	}
+	return out
 }
