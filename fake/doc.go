@@ -33,6 +33,17 @@
 // for the others, as namespaces for a DELETE of the collection);
 // /version, /healthz, /readyz and /livez answer too.
 //
+// /openapi/v2 (JSON, and gnostic protobuf when Accept asks for it) and
+// /openapi/v3 (the index and one document per group-version) answer the
+// documents a default kube-apiserver of the version testenv runs serves,
+// from a copy captured from it and embedded in the package (one deflated
+// entry per document, inflated per request), with the same status codes,
+// media types, ETags and hash redirects: what kubectl's validation of
+// create, apply and replace and kubectl explain read. A group-version of a
+// CustomResourceDefinition gets a v3 document built from the definition's
+// openAPIV3Schema the way kube-apiserver builds it, listed in the index
+// while the definition exists.
+//
 // # Semantics
 //
 // One global resourceVersion counter orders every write, and the behaviour
@@ -183,9 +194,14 @@
 //     other); no conversion. Events are the one exception (above); their
 //     managedFields are kept as written, under the apiVersion of the
 //     writer, in every group.
-//   - No /openapi/v2 or /openapi/v3: kubectl's client-side validation
-//     (create, apply, replace without --validate=false) and kubectl
-//     explain fail.
+//   - OpenAPI: /openapi/v2 describes the built-in kinds only (a real
+//     server adds every custom resource); the v3 documents are JSON only
+//     (a protobuf Accept is 406) and never gzipped; the group-versions
+//     Options.AllVersions adds and resources added through
+//     Options.Resources or Register have no document; a definition's
+//     schema is copied as written, which matches the real server for the
+//     schemas the tests compare (types, formats, enums, defaults, list
+//     types, preserved unknown fields) but is not checked beyond them.
 //   - Built-in kinds that track generation are a fixed list (Deployment,
 //     ReplicaSet, StatefulSet, DaemonSet, ReplicationController, Job,
 //     CronJob, Pod, HPA, PDB, Ingress, NetworkPolicy, admission policies and

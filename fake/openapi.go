@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// capturedOpenAPI holds kube-apiserver's OpenAPI documents as served by a
+// capturedOpenAPI (read-only) holds kube-apiserver's OpenAPI documents as served by a
 // default control plane of the version testenv runs (v2 in JSON and
 // protobuf, the v3 index and every v3 document), one deflated zip entry
 // each: v2.json, v2.pb, v3.json and v3/<index key>.json. A request inflates
@@ -31,7 +31,7 @@ const (
 
 // openAPIModified is the Last-Modified of every document: the capture has
 // no time of its own, and a fixed one keeps responses reproducible.
-var openAPIModified = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+func openAPIModified() time.Time { return time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC) }
 
 // capturedEntry inflates one entry of the capture; ok is false when it has
 // none of that name.
@@ -40,16 +40,22 @@ func capturedEntry(name string) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	f, err := zr.Open(name)
-	if err != nil {
-		return nil, false
+	for _, f := range zr.File {
+		if f.Name != name {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, false
+		}
+		defer rc.Close()
+		data := make([]byte, f.UncompressedSize64)
+		if _, err := io.ReadFull(rc, data); err != nil {
+			return nil, false
+		}
+		return data, true
 	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, false
-	}
-	return data, true
+	return nil, false
 }
 
 // openAPIHash is the hash kube-apiserver names a document by: SHA-512 of
@@ -82,7 +88,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) bool {
 		}
 		// Like kube-apiserver: no Content-Type of its own (sniffed as
 		// text), no ETag.
-		http.ServeContent(w, r, "", openAPIModified, bytes.NewReader(data))
+		http.ServeContent(w, r, "", openAPIModified(), bytes.NewReader(data))
 	default:
 		s.serveOpenAPIV3(w, r, strings.TrimPrefix(p, "/openapi/v3/"))
 	}
@@ -164,7 +170,7 @@ func (s *Server) serveOpenAPIV3(w http.ResponseWriter, r *http.Request, key stri
 			return
 		}
 		w.Header().Set("Cache-Control", "public, immutable")
-		w.Header().Set("Expires", time.Now().AddDate(1, 0, 0).UTC().Format(http.TimeFormat))
+		w.Header().Set("Expires", s.clock.Now().AddDate(1, 0, 0).UTC().Format(http.TimeFormat))
 	}
 	serveDocument(w, r, "application/json", data)
 }
@@ -173,7 +179,7 @@ func (s *Server) serveOpenAPIV3(w http.ResponseWriter, r *http.Request, key stri
 func serveDocument(w http.ResponseWriter, r *http.Request, mt string, data []byte) {
 	w.Header().Set("Content-Type", mt)
 	w.Header().Set("Etag", `"`+openAPIHash(data)+`"`)
-	http.ServeContent(w, r, "", openAPIModified, bytes.NewReader(data))
+	http.ServeContent(w, r, "", openAPIModified(), bytes.NewReader(data))
 }
 
 // acceptsJSON reports whether an Accept header admits application/json

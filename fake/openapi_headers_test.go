@@ -34,8 +34,8 @@ func httpClient(t *testing.T, cfg *rest.Config) *http.Client {
 // openAPIAnswer is what a client can see of an OpenAPI response besides
 // the document itself.
 type openAPIAnswer struct {
-	code                                   int
-	contentType, cacheControl, vary        string
+	code                                  int
+	contentType, cacheControl, vary       string
 	etag, expires, location, lastModified bool
 }
 
