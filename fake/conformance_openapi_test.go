@@ -20,6 +20,7 @@ func openAPICases() []conformanceCase {
 		{"OpenAPIV3IndexListsBuiltinGroupVersions", openAPIV3IndexListsBuiltins},
 		{"OpenAPIV2ServesJSONAndProtobuf", openAPIV2ServesJSONAndProtobuf},
 		{"CustomResourceGroupVersionAppearsInOpenAPIV3", customResourceAppearsInOpenAPIV3},
+		{"APIServicesNameTheServedGroupVersions", apiServicesNameServedGroupVersions},
 	}
 }
 
@@ -171,4 +172,55 @@ func reverse(group string) string {
 	parts := strings.Split(group, ".")
 	slices.Reverse(parts)
 	return strings.Join(parts, ".")
+}
+
+// apiregistration.k8s.io/v1 lists an APIService, available and local, for
+// every group-version the server serves itself.
+func apiServicesNameServedGroupVersions(e *env) {
+	raw, err := e.c.Get().AbsPath("/apis/apiregistration.k8s.io/v1/apiservices").Accept("application/json").Do(e.ctx).Raw()
+	must(e, err)
+	var list struct {
+		Items []struct {
+			Metadata struct {
+				Name   string            `json:"name"`
+				Labels map[string]string `json:"labels"`
+			} `json:"metadata"`
+			Spec struct {
+				Group                string `json:"group"`
+				Version              string `json:"version"`
+				GroupPriorityMinimum int    `json:"groupPriorityMinimum"`
+				VersionPriority      int    `json:"versionPriority"`
+			} `json:"spec"`
+			Status struct {
+				Conditions []struct{ Type, Status, Reason string } `json:"conditions"`
+			} `json:"status"`
+		} `json:"items"`
+	}
+	must(e, json.Unmarshal(raw, &list))
+	byName := map[string]int{}
+	for i, it := range list.Items {
+		byName[it.Metadata.Name] = i
+	}
+	for _, name := range []string{"v1.", "v1.apps", "v1.batch", "v1.apiextensions.k8s.io"} {
+		i, ok := byName[name]
+		if !ok {
+			e.Errorf("no APIService %s among %d", name, len(list.Items))
+			continue
+		}
+		it := list.Items[i]
+		if it.Metadata.Labels["kube-aggregator.kubernetes.io/automanaged"] != "onstart" || it.Spec.GroupPriorityMinimum == 0 || it.Spec.VersionPriority == 0 {
+			e.Errorf("APIService %s: labels %v, spec %+v", name, it.Metadata.Labels, it.Spec)
+		}
+		if c := it.Status.Conditions; len(c) != 1 || c[0].Type != "Available" || c[0].Status != "True" || c[0].Reason != "Local" {
+			e.Errorf("APIService %s: conditions %+v", name, c)
+		}
+	}
+	if i, ok := byName["v1.apps"]; ok && (list.Items[i].Spec.Group != "apps" || list.Items[i].Spec.Version != "v1" || list.Items[i].Spec.GroupPriorityMinimum != 17800) {
+		e.Errorf("v1.apps spec %+v", list.Items[i].Spec)
+	}
+	for name := range byName {
+		if strings.Contains(name, "alpha") || strings.Contains(name, "beta") {
+			e.Errorf("APIService %s for a version a default server does not serve", name)
+		}
+	}
 }

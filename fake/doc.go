@@ -11,9 +11,11 @@
 // Config starts a TLS listener on loopback (HTTP/2, a throw-away CA in the
 // returned Config). The Server is also a plain http.Handler that can be
 // mounted anywhere. Like kube-apiserver, a new server holds the namespaces
-// default, kube-system, kube-public and kube-node-lease. Seeded objects are
-// created as by POST; the namespaces they live in are created when missing. Everything is safe for concurrent
-// use.
+// default, kube-system, kube-public and kube-node-lease, and an APIService
+// (apiregistration.k8s.io/v1, available and local, with kube-apiserver's
+// priorities) for each group-version it serves. Seeded objects are created
+// as by POST; the namespaces they live in are created when missing.
+// Everything is safe for concurrent use.
 //
 // # What it serves
 //
@@ -63,6 +65,8 @@
 //     stored status, writes to /status keep everything else, /scale reads
 //     and writes spec.replicas as an autoscaling/v1 Scale;
 //     pods/ephemeralcontainers writes only spec.ephemeralContainers,
+//     pods/resize only the resources and resizePolicy of containers and
+//     init containers (matched by name),
 //     certificatesigningrequests/approval only the metadata and
 //     status.conditions (without filling in their timestamps), and
 //     namespaces/finalize (update only) everything but the status: a
@@ -236,10 +240,20 @@
 //     https://kubernetes.default.svc) but no signature. Other virtual and
 //     connect resources (bindings, evictions, pods/log, exec, proxy) are
 //     not implemented: 404. Table output is not served.
-//   - Discovery lists only the subresources the fake serves (above; not
-//     pods/resize, pods/binding, pods/eviction or the connect ones), and has no apiregistration.k8s.io. A kind that
+//   - Discovery is kube-apiserver's (TestDiscoveryMatchesCapture compares it
+//     with a snapshot of the real server's that
+//     TestDiscoveryCaptureMatchesServer keeps in step) but for the
+//     subresources the fake does not serve: bindings, pods/binding,
+//     pods/eviction and the connect ones (pods/attach, exec, log,
+//     portforward, proxy; services/proxy, nodes/proxy). A kind that
 //     kube-apiserver serves only behind a feature gate is served if its
 //     version is GA.
+//   - APIServices are served in JSON only (no protobuf), no APIService is
+//     registered for the group-versions of CustomResourceDefinitions or of
+//     Options.AllVersions, and writing one aggregates nothing.
+//   - pods/resize does not refuse what kube-apiserver refuses (adding or
+//     removing containers, changing the QoS class) and sets no resize
+//     status or conditions.
 //   - dryRun is honoured for create, update, patch and delete, without the
 //     admission and defaulting a real dry run would show.
 //   - Server-side apply to the scale subresource is 415 (update and the

@@ -13,13 +13,16 @@ import (
 	"time"
 )
 
-// capturedOpenAPI (read-only) holds kube-apiserver's OpenAPI documents as served by a
-// default control plane of the version testenv runs (v2 in JSON and
-// protobuf, the v3 index and every v3 document), one deflated zip entry
-// each: v2.json, v2.pb, v3.json and v3/<index key>.json. A request inflates
-// only the entry it needs; nothing is kept after the response.
-// TestOpenAPICapture keeps it in step with the real server and rewrites it
-// with -update-openapi.
+// capturedOpenAPI (read-only) holds what the fake copies from a default
+// kube-apiserver of the version testenv runs, one deflated zip entry per
+// document: v2.json and v2.pb (the OpenAPI v2 document in JSON and
+// protobuf), v3.json (the v3 index) and v3/<index key>.json (every v3
+// document), crd-template.json (the v3 document of a template custom
+// resource, see crdDocument) and apiservices.json (the APIServices it
+// registers at start). A request inflates only the entry it needs;
+// nothing is kept after the response. TestOpenAPICapture keeps the
+// documents in step with the real server; go test -run Capture
+// -update-capture rewrites the file.
 //
 //go:embed openapi/kube-apiserver.zip
 var capturedOpenAPI []byte

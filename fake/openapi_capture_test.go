@@ -22,9 +22,10 @@ import (
 	"github.com/kubego/kubego/testenv"
 )
 
-// updateOpenAPI rewrites the captured OpenAPI documents from a fresh
-// kube-apiserver: go test ./fake -run TestOpenAPICapture -update-openapi
-var updateOpenAPI = flag.Bool("update-openapi", false, "capture kube-apiserver's OpenAPI documents into openapi/kube-apiserver.zip")
+// updateCapture rewrites what the fake copies from kube-apiserver (the
+// OpenAPI documents, the discovery snapshot) from a fresh control plane:
+// go test ./fake -run Capture -update-capture
+var updateCapture = flag.Bool("update-capture", false, "capture kube-apiserver's OpenAPI documents and discovery into openapi/ and testdata/")
 
 const (
 	capturePath     = "openapi/kube-apiserver.zip"
@@ -86,10 +87,10 @@ func v3Documents(ctx context.Context, t *testing.T, c *rest.Client, keep func(st
 }
 
 // TestOpenAPICapture checks that the fake's OpenAPI documents for built-in
-// kinds are the ones a real kube-apiserver serves; with -update-openapi it
+// kinds are the ones a real kube-apiserver serves; with -update-capture it
 // captures them again from a fresh control plane instead.
 func TestOpenAPICapture(t *testing.T) {
-	if *updateOpenAPI {
+	if *updateCapture {
 		captureOpenAPI(t)
 		return
 	}
@@ -112,7 +113,7 @@ func TestOpenAPICapture(t *testing.T) {
 	}
 	for key, want := range realDocs {
 		if got, ok := fakeDocs[key]; ok && !bytes.Equal(got, want) {
-			t.Errorf("v3 document %s differs from the real server's (recapture with -update-openapi)", key)
+			t.Errorf("v3 document %s differs from the real server's (recapture with -update-capture)", key)
 		}
 	}
 	_ = fakeIdx
@@ -126,7 +127,7 @@ func TestOpenAPICapture(t *testing.T) {
 	}
 	dropCustomV2(realV2, builtin)
 	if !reflect.DeepEqual(realV2, fakeV2) {
-		t.Errorf("/openapi/v2 of the fake differs from the real server's built-in part (recapture with -update-openapi): %s", v2Diff(realV2, fakeV2))
+		t.Errorf("/openapi/v2 of the fake differs from the real server's built-in part (recapture with -update-capture): %s", v2Diff(realV2, fakeV2))
 	}
 	pb := getRaw(ctx, t, fk, mediaV2Protobuf, "/openapi/v2", nil)
 	if len(pb) == 0 || json.Valid(pb) {
@@ -219,6 +220,7 @@ func captureOpenAPI(t *testing.T) {
 	for key, d := range docs {
 		files["v3/"+key+".json"] = d
 	}
+	files["apiservices.json"] = captureAPIServices(ctx, t, c)
 	files["crd-template.json"] = captureCRDTemplate(ctx, t, cp, c)
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -429,4 +431,39 @@ func jsonDiff(at string, want, got any, out []string) []string {
 		out = append(out, fmt.Sprintf("%s: real %.80v, fake %.80v", at, want, got))
 	}
 	return out
+}
+
+// captureAPIServices keeps of each APIService a fresh kube-apiserver
+// registers what the fake seeds: name, labels, spec and the condition
+// types, statuses, reasons and messages.
+func captureAPIServices(ctx context.Context, t *testing.T, c *rest.Client) []byte {
+	t.Helper()
+	var list struct {
+		Items []map[string]any `json:"items"`
+	}
+	if err := json.Unmarshal(getRaw(ctx, t, c, "application/json", "/apis/apiregistration.k8s.io/v1/apiservices", nil), &list); err != nil {
+		t.Fatal(err)
+	}
+	var out []any
+	for _, it := range list.Items {
+		md, _ := it["metadata"].(map[string]any)
+		var conds []any
+		st, _ := it["status"].(map[string]any)
+		cs, _ := st["conditions"].([]any)
+		for _, cond := range cs {
+			cm, _ := cond.(map[string]any)
+			conds = append(conds, map[string]any{"type": cm["type"], "status": cm["status"], "reason": cm["reason"], "message": cm["message"]})
+		}
+		out = append(out, map[string]any{
+			"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+			"metadata": map[string]any{"name": md["name"], "labels": md["labels"]},
+			"spec":     it["spec"],
+			"status":   map[string]any{"conditions": conds},
+		})
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
