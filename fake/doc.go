@@ -254,6 +254,8 @@
 //   - pods/resize does not refuse what kube-apiserver refuses (adding or
 //     removing containers, changing the QoS class) and sets no resize
 //     status or conditions.
+//   - A field of the wrong type in a built-in object (a string for an
+//     integer) is 400 BadRequest as on a real server, with another message.
 //   - dryRun is honoured for create, update, patch and delete, without the
 //     admission and defaulting a real dry run would show.
 //   - Server-side apply to the scale subresource is 415 (update and the
