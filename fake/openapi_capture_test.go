@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net/url"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubego/kubego/fake"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 )
@@ -297,15 +299,16 @@ func captureCRDTemplate(ctx context.Context, t *testing.T, cp *testenv.ControlPl
 		t.Fatal(err)
 	}
 	const key = "apis/template.example.com/v1"
-	for ctx.Err() == nil {
+	var doc []byte
+	kubegotest.Eventually(ctx, t, func(context.Context) error {
 		idx, docs := v3Documents(ctx, t, c, func(k string) bool { return k == key })
-		if _, ok := idx.Paths[key]; ok {
-			return docs[key]
+		if _, ok := idx.Paths[key]; !ok {
+			return errors.New(key + " not in /openapi/v3 yet")
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("%s never appeared in /openapi/v3", key)
-	return nil
+		doc = docs[key]
+		return nil
+	})
+	return doc
 }
 
 // TestOpenAPICustomResourceMatchesServer installs the same definitions on
@@ -381,19 +384,21 @@ func TestOpenAPICustomResourceMatchesServer(t *testing.T) {
 	real := bigClient(t, cp.Config())
 	for _, key := range []string{"apis/" + group + "/v1", "apis/" + group + "/v1beta1"} {
 		var want map[string]any
-		for ctx.Err() == nil {
+		kubegotest.Eventually(ctx, t, func(context.Context) error {
 			idx, docs := v3Documents(ctx, t, real, func(k string) bool { return k == key })
-			if _, ok := idx.Paths[key]; ok {
-				// Both kinds of v1 must be in the document.
-				if err := json.Unmarshal(docs[key], &want); err != nil {
-					t.Fatal(err)
-				}
-				if paths, _ := want["paths"].(map[string]any); key != "apis/"+group+"/v1" || paths["/apis/"+group+"/v1/gears"] != nil {
-					break
-				}
+			if _, ok := idx.Paths[key]; !ok {
+				return errors.New(key + " not in /openapi/v3 yet")
 			}
-			time.Sleep(200 * time.Millisecond)
-		}
+			want = nil
+			if err := json.Unmarshal(docs[key], &want); err != nil {
+				return err
+			}
+			// Both kinds of v1 must be in the document.
+			if paths, _ := want["paths"].(map[string]any); key == "apis/"+group+"/v1" && paths["/apis/"+group+"/v1/gears"] == nil {
+				return errors.New(key + " does not describe gears yet")
+			}
+			return nil
+		})
 		_, docs := v3Documents(ctx, t, fk, func(k string) bool { return k == key })
 		var got map[string]any
 		if err := json.Unmarshal(docs[key], &got); err != nil {
