@@ -3,6 +3,8 @@ package fake_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -122,5 +124,25 @@ func BenchmarkAdd(b *testing.B) {
 		if err := srv.Add(benchPod(i)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkOpenAPI measures what serving a captured document costs: the
+// entry is inflated on each request and nothing is kept.
+func BenchmarkOpenAPI(b *testing.B) {
+	srv := fake.NewServer(fake.Options{})
+	defer srv.Close()
+	for _, path := range []string{"/openapi/v2", "/openapi/v3", "/openapi/v3/api/v1", "/openapi/v3/apis/apps/v1"} {
+		b.Run(path, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, path, nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				srv.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("%s: %d", path, rec.Code)
+				}
+			}
+		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -42,6 +43,7 @@ func fidelityCases() []conformanceCase {
 		{"OnlyGAVersionsOfBuiltinGroupsAreServed", onlyGAVersionsServed},
 		{"NamespaceFinalizersChangeOnlyThroughFinalize", namespaceFinalize},
 		{"EphemeralContainersSubresourceWritesOnlyThem", ephemeralContainers},
+		{"ResizeSubresourceWritesOnlyContainerResources", podResize},
 		{"CSRApprovalSubresourceWritesOnlyConditions", csrApproval},
 		{"ServiceAccountTokenIsIssued", serviceAccountToken},
 		{"StatusApplyKeepsOwnershipBuiltin", statusApplyKeepsOwnershipBuiltin},
@@ -215,6 +217,28 @@ func ephemeralContainers(e *env) {
 	}
 	if pod.Labels["sneaky"] != "" || pod.Spec.ActiveDeadlineSeconds != nil {
 		e.Fatalf("pods/ephemeralcontainers changed more: labels %v, activeDeadlineSeconds %v", pod.Labels, pod.Spec.ActiveDeadlineSeconds)
+	}
+}
+
+// pods/resize changes the resources and resize policy of a pod's
+// containers and nothing else.
+func podResize(e *env) {
+	if v := e.subresourceVerbs("/api/v1", "pods/resize"); !slices.Equal(v, []string{"get", "patch", "update"}) {
+		e.Fatalf("pods/resize verbs %v", v)
+	}
+	pod := newPod("p", corev1.RestartPolicyNever)
+	pod.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}
+	must(e, e.c.Post().Namespace(e.ns).Resource("pods").Body(pod).Do(e.ctx).Error())
+	patch := `{"metadata":{"labels":{"sneaky":"yes"}},"spec":{"activeDeadlineSeconds":5,"containers":[{"name":"c","image":"registry.example/other:2","resources":{"requests":{"cpu":"200m"}}}]}}`
+	var got corev1.Pod
+	must(e, e.c.Patch(types.StrategicMergePatchType).Namespace(e.ns).Resource("pods").Name("p").SubResource("resize").
+		Body([]byte(patch)).Do(e.ctx).Into(&got))
+	c := got.Spec.Containers[0]
+	if cpu := c.Resources.Requests[corev1.ResourceCPU]; cpu.String() != "200m" {
+		e.Errorf("cpu request after resize %s, want 200m", cpu.String())
+	}
+	if c.Image != pod.Spec.Containers[0].Image || got.Labels["sneaky"] != "" || got.Spec.ActiveDeadlineSeconds != nil {
+		e.Errorf("pods/resize changed more: image %s, labels %v, activeDeadlineSeconds %v", c.Image, got.Labels, got.Spec.ActiveDeadlineSeconds)
 	}
 }
 

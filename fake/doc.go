@@ -11,9 +11,11 @@
 // Config starts a TLS listener on loopback (HTTP/2, a throw-away CA in the
 // returned Config). The Server is also a plain http.Handler that can be
 // mounted anywhere. Like kube-apiserver, a new server holds the namespaces
-// default, kube-system, kube-public and kube-node-lease. Seeded objects are
-// created as by POST; the namespaces they live in are created when missing. Everything is safe for concurrent
-// use.
+// default, kube-system, kube-public and kube-node-lease, and an APIService
+// (apiregistration.k8s.io/v1, available and local, with kube-apiserver's
+// priorities) for each group-version it serves. Seeded objects are created
+// as by POST; the namespaces they live in are created when missing.
+// Everything is safe for concurrent use.
 //
 // # What it serves
 //
@@ -32,6 +34,17 @@
 // built-in resources; a resource answers only the verbs it lists (405
 // for the others, as namespaces for a DELETE of the collection);
 // /version, /healthz, /readyz and /livez answer too.
+//
+// /openapi/v2 (JSON, and gnostic protobuf when Accept asks for it) and
+// /openapi/v3 (the index and one document per group-version) answer the
+// documents a default kube-apiserver of the version testenv runs serves,
+// from a copy captured from it and embedded in the package (one deflated
+// entry per document, inflated per request), with the same status codes,
+// media types, ETags and hash redirects: what kubectl's validation of
+// create, apply and replace and kubectl explain read. A group-version of a
+// CustomResourceDefinition gets a v3 document built from the definition's
+// openAPIV3Schema the way kube-apiserver builds it, listed in the index
+// while the definition exists.
 //
 // # Semantics
 //
@@ -52,6 +65,8 @@
 //     stored status, writes to /status keep everything else, /scale reads
 //     and writes spec.replicas as an autoscaling/v1 Scale;
 //     pods/ephemeralcontainers writes only spec.ephemeralContainers,
+//     pods/resize only the resources and resizePolicy of containers and
+//     init containers (matched by name),
 //     certificatesigningrequests/approval only the metadata and
 //     status.conditions (without filling in their timestamps), and
 //     namespaces/finalize (update only) everything but the status: a
@@ -183,9 +198,14 @@
 //     other); no conversion. Events are the one exception (above); their
 //     managedFields are kept as written, under the apiVersion of the
 //     writer, in every group.
-//   - No /openapi/v2 or /openapi/v3: kubectl's client-side validation
-//     (create, apply, replace without --validate=false) and kubectl
-//     explain fail.
+//   - OpenAPI: /openapi/v2 describes the built-in kinds only (a real
+//     server adds every custom resource); the v3 documents are JSON only
+//     (a protobuf Accept is 406) and never gzipped; the group-versions
+//     Options.AllVersions adds and resources added through
+//     Options.Resources or Register have no document; a definition's
+//     schema is copied as written, which matches the real server for the
+//     schemas the tests compare (types, formats, enums, defaults, list
+//     types, preserved unknown fields) but is not checked beyond them.
 //   - Built-in kinds that track generation are a fixed list (Deployment,
 //     ReplicaSet, StatefulSet, DaemonSet, ReplicationController, Job,
 //     CronJob, Pod, HPA, PDB, Ingress, NetworkPolicy, admission policies and
@@ -220,10 +240,22 @@
 //     https://kubernetes.default.svc) but no signature. Other virtual and
 //     connect resources (bindings, evictions, pods/log, exec, proxy) are
 //     not implemented: 404. Table output is not served.
-//   - Discovery lists only the subresources the fake serves (above; not
-//     pods/resize, pods/binding, pods/eviction or the connect ones), and has no apiregistration.k8s.io. A kind that
+//   - Discovery is kube-apiserver's (TestDiscoveryMatchesCapture compares it
+//     with a snapshot of the real server's that
+//     TestDiscoveryCaptureMatchesServer keeps in step) but for the
+//     subresources the fake does not serve: bindings, pods/binding,
+//     pods/eviction and the connect ones (pods/attach, exec, log,
+//     portforward, proxy; services/proxy, nodes/proxy). A kind that
 //     kube-apiserver serves only behind a feature gate is served if its
 //     version is GA.
+//   - APIServices are served in JSON only (no protobuf), no APIService is
+//     registered for the group-versions of CustomResourceDefinitions or of
+//     Options.AllVersions, and writing one aggregates nothing.
+//   - pods/resize does not refuse what kube-apiserver refuses (adding or
+//     removing containers, changing the QoS class) and sets no resize
+//     status or conditions.
+//   - A field of the wrong type in a built-in object (a string for an
+//     integer) is 400 BadRequest as on a real server, with another message.
 //   - dryRun is honoured for create, update, patch and delete, without the
 //     admission and defaulting a real dry run would show.
 //   - Server-side apply to the scale subresource is 415 (update and the

@@ -14,7 +14,10 @@ import (
 // come from the request.
 type part struct {
 	keep, take [][]string
-	verbs      []string
+	// containerTake are fields of each container (regular and init, matched
+	// by name) that come from the request after keep and take are applied.
+	containerTake []string
+	verbs         []string
 }
 
 // resetForStatus are the metadata fields a status-like write cannot
@@ -27,10 +30,17 @@ var resetForStatus = [][]string{
 // builtinParts are the subresources of built-in resources, other than
 // status and scale, that write part of their object.
 var builtinParts = map[schema.GroupResource]map[string]part{
-	{Resource: "pods"}: {"ephemeralcontainers": {
-		keep: append([][]string{{"spec"}, {"status"}}, resetForStatus...), take: [][]string{{"spec", "ephemeralContainers"}},
-		verbs: verbsSubres,
-	}},
+	{Resource: "pods"}: {
+		"ephemeralcontainers": {
+			keep: append([][]string{{"spec"}, {"status"}}, resetForStatus...), take: [][]string{{"spec", "ephemeralContainers"}},
+			verbs: verbsSubres,
+		},
+		"resize": {
+			keep:          append([][]string{{"spec"}, {"status"}}, resetForStatus...),
+			containerTake: []string{"resources", "resizePolicy"},
+			verbs:         verbsSubres,
+		},
+	},
 	{Resource: "namespaces"}: {"finalize": {keep: [][]string{{"status"}}, verbs: []string{"update"}}},
 	{Group: "certificates.k8s.io", Resource: "certificatesigningrequests"}: {"approval": {
 		keep: [][]string{{"spec"}, {"status"}}, take: [][]string{{"status", "conditions"}},
@@ -69,6 +79,20 @@ func (p part) apply(u, old map[string]any) {
 		v  any
 		ok bool
 	}
+	requested := map[string]map[string]any{}
+	for _, list := range [][]string{{"spec", "containers"}, {"spec", "initContainers"}} {
+		if len(p.containerTake) == 0 {
+			break
+		}
+		cs, _, _ := unstructured.NestedFieldNoCopy(u, list...)
+		items, _ := cs.([]any)
+		for _, c := range items {
+			if cm, ok := c.(map[string]any); ok {
+				name, _ := cm["name"].(string)
+				requested[list[1]+"/"+name] = cm
+			}
+		}
+	}
 	taken := make([]field, len(p.take))
 	for i, path := range p.take {
 		taken[i].v, taken[i].ok, _ = unstructured.NestedFieldNoCopy(u, path...)
@@ -86,5 +110,30 @@ func (p part) apply(u, old map[string]any) {
 	}
 	for i, path := range p.take {
 		set(path, taken[i].v, taken[i].ok)
+	}
+	for _, list := range [][]string{{"spec", "containers"}, {"spec", "initContainers"}} {
+		if len(p.containerTake) == 0 {
+			break
+		}
+		cs, _, _ := unstructured.NestedFieldNoCopy(u, list...)
+		items, _ := cs.([]any)
+		for _, c := range items {
+			cm, ok := c.(map[string]any)
+			if !ok {
+				continue
+			}
+			name, _ := cm["name"].(string)
+			req, ok := requested[list[1]+"/"+name]
+			if !ok {
+				continue
+			}
+			for _, f := range p.containerTake {
+				if v, ok := req[f]; ok {
+					cm[f] = deepCopyValue(v)
+				} else {
+					delete(cm, f)
+				}
+			}
+		}
 	}
 }

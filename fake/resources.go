@@ -145,6 +145,7 @@ func newRegistry(all bool) *registry {
 		})
 	}
 	r.add(crdResource())
+	r.add(apiServiceResource())
 	return r
 }
 

@@ -146,7 +146,7 @@ func notFoundPath() error {
 // ServeHTTP serves the Kubernetes API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.logger.Debug("fake: request", "method", r.Method, "path", r.URL.Path)
-	if s.serveNonResource(w, r) {
+	if s.serveNonResource(w, r) || s.serveOpenAPI(w, r) {
 		return
 	}
 	req, ok, err := s.parsePath(r)

@@ -127,6 +127,7 @@ func NewServer(opts Options, objects ...runtime.Object) *Server {
 	for _, ns := range []string{"default", "kube-node-lease", "kube-public", "kube-system"} {
 		_ = s.ensureNamespace(ns)
 	}
+	s.seedAPIServices()
 	s.mu.Unlock()
 	for _, r := range opts.Resources {
 		if err := s.Register(r); err != nil {
