@@ -83,7 +83,7 @@ soak: controlplane
 	KUBEGO_SOAK=$(SOAK) $(GO) test -count=1 -timeout 0 -run '^TestSoak$$' -v ./faults/
 
 ## compat: the real-server tests against every kube-apiserver version testenv
-## can build (COMPAT_VERSIONS="1.34 1.35 1.36 1.37"); writes compat/results.md.
+## can build (COMPAT_VERSIONS="1.34 1.35 1.36 1.37"); writes compat/results-<versions>.md.
 ## Each version is built once (minutes); not part of make test.
 compat:
 	GO=$(GO) COMPAT_VERSIONS="$(COMPAT_VERSIONS)" bash hack/compat.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compat.sh runs the real-server tests of the packages that meet the API
 # server against each kube-apiserver version testenv can build, and writes
-# the matrix (version x area -> pass / FAIL) to compat/results.md.
+# the matrix (version x area -> pass / FAIL) to compat/results-<versions>.md.
 #
 #   COMPAT_VERSIONS="1.34 1.37" bash hack/compat.sh
 #
@@ -28,7 +28,7 @@ areas=(
   "fake conformance suite (real-server side)|./fake"
   "kubeconfig and credentials|./kubeconfig ./auth"
 )
-out=compat/results.md
+out=compat/results-$(echo $versions | tr " " "_").md
 mkdir -p compat/logs
 declare -A result
 for v in $versions; do

@@ -37,9 +37,19 @@ func (r *Request) Upgrade(ctx context.Context) (io.ReadWriteCloser, http.Header,
 		drain(resp.Body)
 		return nil, nil, fmt.Errorf("%w: %s %s %s answered %d", ErrNotUpgraded, r.verb, r.resource, r.name, resp.StatusCode)
 	}
+	// Unwrap what send put around the transport's body (which, for a 101,
+	// is the connection itself).
 	body := resp.Body
-	if co, ok := body.(*cancelOnClose); ok {
-		body = co.ReadCloser
+	for {
+		switch b := body.(type) {
+		case *cancelOnClose:
+			body = b.ReadCloser
+			continue
+		case *attemptBody:
+			body = b.ReadCloser
+			continue
+		}
+		break
 	}
 	rwc, ok := body.(io.ReadWriteCloser)
 	if !ok {
