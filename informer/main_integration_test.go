@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/internal/defaultlog/defaultlogtest"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 )
@@ -212,7 +213,7 @@ func TestIntegrationListFallbackWithoutWatchList(t *testing.T) {
 	cms := client.Typed[*corev1.ConfigMap](c).Namespace(ns)
 	createConfigMaps(t, cms, 20)
 	src := &recBackend{inner: c}
-	var logs lockedBuffer
+	var logs defaultlogtest.Output
 	f := informer.NewFactory(src, informer.FactoryOptions{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -247,22 +248,4 @@ func contains(s []string, v string) bool {
 		}
 	}
 	return false
-}
-
-// lockedBuffer is an io.Writer safe for the informers' goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
