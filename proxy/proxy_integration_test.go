@@ -176,6 +176,20 @@ func TestServiceProxyReachesAReadyEndpoint(t *testing.T) {
 	if err := c.Post().Group("discovery.k8s.io").Version("v1").Namespace("default").Resource("endpointslices").Body(slice).Do(t.Context()).Error(); err != nil {
 		t.Fatal(err)
 	}
+	// kube-apiserver before 1.37 resolves a Service through its Endpoints
+	// object, which in a cluster kube-controller-manager keeps; here there
+	// is none, so write it too.
+	eps := &corev1.Endpoints{
+		TypeMeta:   metav1.TypeMeta{Kind: "Endpoints", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: pod},
+		Subsets: []corev1.EndpointSubset{{
+			Addresses: []corev1.EndpointAddress{{IP: ip.String(), TargetRef: &corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: pod}}},
+			Ports:     []corev1.EndpointPort{{Name: "http", Port: int32(port), Protocol: corev1.ProtocolTCP}},
+		}},
+	}
+	if err := c.Post().Namespace("default").Resource("endpoints").Body(eps).Do(t.Context()).Error(); err != nil {
+		t.Fatal(err)
+	}
 	target := proxy.Service("default", pod, "http")
 	// kube-apiserver learns of the EndpointSlice through its informer.
 	kubegotest.Eventually(t.Context(), t, func(ctx context.Context) error {
@@ -206,6 +220,12 @@ func TestAServiceWithoutEndpointsIsUnavailable(t *testing.T) {
 		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}},
 	}
 	if err := c.Post().Namespace("default").Resource("services").Body(svc).Do(t.Context()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	// The Endpoints object kube-controller-manager would keep (empty), for
+	// kube-apiservers before 1.37.
+	eps := &corev1.Endpoints{TypeMeta: metav1.TypeMeta{Kind: "Endpoints", APIVersion: "v1"}, ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "no-endpoints"}}
+	if err := c.Post().Namespace("default").Resource("endpoints").Body(eps).Do(t.Context()).Error(); err != nil {
 		t.Fatal(err)
 	}
 	_, err = proxy.Get(t.Context(), c, proxy.Service("default", "no-endpoints", "http"), "/")
