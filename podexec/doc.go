@@ -27,7 +27,11 @@
 // the code. Refusals by the server (no such pod, 403 Forbidden with its
 // reason) are *apierrors.StatusError. A stream that breaks before the
 // server said how the command ended is a *StreamError (it wraps
-// ErrNoStatus when the stream closed cleanly but without a result).
+// ErrNoStatus when the stream closed cleanly but without a result). One
+// case the client cannot see: when kube-apiserver translates the stream to
+// SPDY for the kubelet (a node that does not declare
+// ExtendWebSocketsToKubelet), it reports a kubelet that hangs up without a
+// result as a success, and Run returns nil.
 // Cancelling the context closes the stream at once; Run then returns an
 // error wrapping the context's error.
 //
