@@ -30,11 +30,11 @@ const (
 
 // Reconciler makes the Deployment of one Foo match it.
 type Reconciler struct {
-	// The two listers are the only reads: the caches of the informers the
-	// controller's sources share. Another cache reader would replace them
-	// and change nothing else. Writes go to the server.
-	foos        informer.Lister[*Foo]
-	deployments informer.Lister[*appsv1.Deployment]
+	// The two readers are the only reads: the caches of the informers the
+	// controller's sources share (one informer per type in a Manager).
+	// Writes go to the server.
+	foos        *informer.Reader[*Foo]
+	deployments *informer.Reader[*appsv1.Deployment]
 	fooClient   *client.Resource[*Foo]
 	depClient   *client.Resource[*appsv1.Deployment]
 	kinds       objects.KindResolver
@@ -48,9 +48,17 @@ func Setup(mgr *manager.Manager) (*controller.Controller, error) {
 	if err != nil {
 		return nil, err
 	}
+	foos, err := manager.Reader[*Foo](mgr, informer.ReaderOptions{})
+	if err != nil {
+		return nil, err
+	}
+	deployments, err := manager.Reader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
+	if err != nil {
+		return nil, err
+	}
 	r := &Reconciler{
-		foos:        informer.Shared[*Foo](mgr.Factory(), informer.SharedOptions{}).Lister(),
-		deployments: informer.Shared[*appsv1.Deployment](mgr.Factory(), informer.SharedOptions{}).Lister(),
+		foos:        foos,
+		deployments: deployments,
 		fooClient:   client.Typed[*Foo](mgr.Client()),
 		depClient:   client.Typed[*appsv1.Deployment](mgr.Client()),
 		kinds:       mgr.Client(),
@@ -73,9 +81,12 @@ func Setup(mgr *manager.Manager) (*controller.Controller, error) {
 // Reconcile creates or corrects the Deployment of the Foo named by req and
 // writes the Foo's status.
 func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
-	foo, ok := r.foos.GetKey(req.Key)
-	if !ok {
+	foo, err := r.foos.Get(ctx, req.Key)
+	if apierrors.IsNotFound(err) {
 		return controller.Result{}, nil // deleted; the garbage collector deletes its Deployment
+	}
+	if err != nil {
+		return controller.Result{}, err
 	}
 	name := foo.Spec.DeploymentName
 	if name == "" {
@@ -83,11 +94,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 		r.events.Eventf(foo, nil, record.Warning, ReasonInvalidSpec, "Validate", "spec.deploymentName must be set")
 		return controller.Result{}, nil
 	}
-	dep, ok := r.deployments.GetKey(informer.Key{Namespace: foo.Namespace, Name: name})
-	var err error
+	dep, err := r.deployments.Get(ctx, informer.Key{Namespace: foo.Namespace, Name: name})
 	switch {
-	case !ok:
+	case apierrors.IsNotFound(err):
 		dep, err = r.create(ctx, foo)
+	case err != nil:
+		return controller.Result{}, err
 	case !metav1.IsControlledBy(dep, foo):
 		// Someone else's Deployment: never take it over. Retrying (with
 		// backoff) notices when it goes away.
