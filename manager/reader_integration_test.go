@@ -42,7 +42,9 @@ func TestIntegrationReaderOnTheRealServer(t *testing.T) {
 	if _, err := client.Typed[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = client.Typed[*corev1.Namespace](c).Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = client.Typed[*corev1.Namespace](c).Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
 	cms := client.Typed[*corev1.ConfigMap](c).Namespace(ns)
 	for _, cm := range []struct{ name, tier string }{{"a", "web"}, {"b", "web"}, {"c", "db"}} {
 		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: cm.name, Labels: map[string]string{"tier": cm.tier}}}, metav1.CreateOptions{}); err != nil {
