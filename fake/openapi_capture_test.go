@@ -97,6 +97,7 @@ func TestOpenAPICapture(t *testing.T) {
 		return
 	}
 	cp := testenv.Shared(t)
+	skipUnlessCapturedVersion(t, cp)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	real := bigClient(t, cp.Config())
@@ -207,7 +208,7 @@ func dropCustomV2(doc map[string]any, builtin map[string]bool) {
 func captureOpenAPI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cp, err := testenv.Start(ctx, testenv.Options{})
+	cp, err := testenv.Start(ctx, testenv.Options{Version: testenv.DefaultVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,6 +318,7 @@ func captureCRDTemplate(ctx context.Context, t *testing.T, cp *testenv.ControlPl
 // documents of their group-versions.
 func TestOpenAPICustomResourceMatchesServer(t *testing.T) {
 	cp := testenv.Shared(t)
+	skipUnlessCapturedVersion(t, cp)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	group := fmt.Sprintf("doc%d.my-app.example.com", time.Now().UnixNano()%1_000_000)
