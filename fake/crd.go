@@ -28,20 +28,9 @@ func crdResources(u map[string]any) []*resource {
 	scope, _, _ := unstructured.NestedString(u, "spec", "scope")
 	short, _, _ := unstructured.NestedStringSlice(u, "spec", "names", "shortNames")
 	cats, _, _ := unstructured.NestedStringSlice(u, "spec", "names", "categories")
-	versions, _, _ := unstructured.NestedSlice(u, "spec", "versions")
 	var out []*resource
-	for _, v := range versions {
-		vm, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		name, _, _ := unstructured.NestedString(vm, "name")
-		served, _, _ := unstructured.NestedBool(vm, "served")
-		if !served || name == "" || plural == "" || kind == "" {
-			continue
-		}
-		_, status, _ := unstructured.NestedFieldNoCopy(vm, "subresources", "status")
-		_, scale, _ := unstructured.NestedFieldNoCopy(vm, "subresources", "scale")
+	for _, sv := range servedCRDVersions(u, plural, kind) {
+		name, status, scale := sv.name, sv.status, sv.scale
 		out = append(out, &resource{
 			gvr:        schema.GroupVersionResource{Group: group, Version: name, Resource: plural},
 			gvk:        schema.GroupVersionKind{Group: group, Version: name, Kind: kind},
@@ -102,4 +91,36 @@ func (s *Server) crdDeleted(o *object) {
 			delete(s.fms, fmKey{gvr: r.gvr, sub: "scale"})
 		}
 	}
+}
+
+// servedCRDVersion is one served version of a CustomResourceDefinition.
+type servedCRDVersion struct {
+	name          string
+	spec          map[string]any // the version's entry in spec.versions
+	status, scale bool           // its subresources
+}
+
+// servedCRDVersions lists the served versions of the definition u, none
+// when its plural or kind is missing.
+func servedCRDVersions(u map[string]any, plural, kind string) []servedCRDVersion {
+	if plural == "" || kind == "" {
+		return nil
+	}
+	versions, _, _ := unstructured.NestedSlice(u, "spec", "versions")
+	var out []servedCRDVersion
+	for _, v := range versions {
+		vm, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		name, _, _ := unstructured.NestedString(vm, "name")
+		served, _, _ := unstructured.NestedBool(vm, "served")
+		if !served || name == "" {
+			continue
+		}
+		_, status, _ := unstructured.NestedFieldNoCopy(vm, "subresources", "status")
+		_, scale, _ := unstructured.NestedFieldNoCopy(vm, "subresources", "scale")
+		out = append(out, servedCRDVersion{name: name, spec: vm, status: status, scale: scale})
+	}
+	return out
 }

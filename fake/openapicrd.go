@@ -85,21 +85,10 @@ func crdVersions(u map[string]any) []crdVersion {
 	if listKind == "" {
 		listKind = kind + "List"
 	}
-	versions, _, _ := unstructured.NestedSlice(u, "spec", "versions")
 	var out []crdVersion
-	for _, v := range versions {
-		vm, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		name, _, _ := unstructured.NestedString(vm, "name")
-		served, _, _ := unstructured.NestedBool(vm, "served")
-		if !served || name == "" || plural == "" || kind == "" {
-			continue
-		}
-		_, status, _ := unstructured.NestedFieldNoCopy(vm, "subresources", "status")
-		_, scale, _ := unstructured.NestedFieldNoCopy(vm, "subresources", "scale")
-		sch, _, _ := unstructured.NestedMap(vm, "schema", "openAPIV3Schema")
+	for _, sv := range servedCRDVersions(u, plural, kind) {
+		name, status, scale := sv.name, sv.status, sv.scale
+		sch, _, _ := unstructured.NestedMap(sv.spec, "schema", "openAPIV3Schema")
 		if sch == nil {
 			sch = map[string]any{}
 		}
