@@ -168,12 +168,14 @@ func crdDocument(template []byte, v crdVersion) (map[string]any, error) {
 // parameter, no "Namespaced" in operation ids.
 func clusterScoped(paths map[string]any) {
 	const ns = "/namespaces/{namespace}"
-	for p, item := range maps.Clone(paths) {
+	// The rewritten paths go to a separate map first: a rewritten path
+	// can equal an all-namespaces one still to be dropped.
+	namespaced := maps.Clone(paths)
+	clear(paths)
+	for p, item := range namespaced {
 		if !strings.Contains(p, ns) {
-			delete(paths, p)
 			continue
 		}
-		delete(paths, p)
 		im, _ := item.(map[string]any)
 		if params, ok := im["parameters"].([]any); ok {
 			var kept []any
