@@ -469,6 +469,29 @@ func conformanceCases() []conformanceCase {
 				e.Fatalf("watch from rv 1 ended with %v, want 410", err)
 			}
 		}},
+		{"ExpiredContinueHandsBackAnInconsistentToken", func(e *env) {
+			for _, n := range []string{"a", "b", "c"} {
+				e.configMap(n, nil, nil)
+			}
+			var page corev1.ConfigMapList
+			must(e, e.c.Get().Namespace(e.ns).Resource("configmaps").Param("limit", "1").Do(e.ctx).Into(&page))
+			if page.Continue == "" {
+				e.Fatalf("first page has no continue token")
+			}
+			for i := range 60 { // past the history the token's snapshot needs
+				e.configMap(fmt.Sprintf("z%d", i), nil, nil)
+			}
+			err := e.c.Get().Namespace(e.ns).Resource("configmaps").Param("limit", "500").Param("continue", page.Continue).Do(e.ctx).Error()
+			se := wantStatus(e, err, 410, metav1.StatusReasonExpired)
+			if se.ErrStatus.Continue == "" || !strings.Contains(se.ErrStatus.Message, "inconsistent list") {
+				e.Fatalf("410 without the inconsistent continue token: continue=%q message=%q", se.ErrStatus.Continue, se.ErrStatus.Message)
+			}
+			var rest corev1.ConfigMapList
+			must(e, e.c.Get().Namespace(e.ns).Resource("configmaps").Param("limit", "500").Param("continue", se.ErrStatus.Continue).Do(e.ctx).Into(&rest))
+			if len(rest.Items) != 62 || rest.Items[0].Name != "b" || rest.Continue != "" {
+				e.Fatalf("rest of the list: %d items from %q, continue %q; want 62 from b, no continue", len(rest.Items), rest.Items[0].Name, rest.Continue)
+			}
+		}},
 		{"MergePatchSetsAndRemovesFields", func(e *env) {
 			e.configMap("a", map[string]string{"k": "v", "drop": "x"}, nil)
 			out, err := e.patchCM(types.MergePatchType, "a", `{"data":{"k":"w","drop":null},"metadata":{"labels":{"l":"1"}}}`)

@@ -53,6 +53,7 @@ func TestContinueTokenStartsAfterItsKey(t *testing.T) {
 
 func FuzzParseContinue(f *testing.F) {
 	f.Add(encodeContinue(3, key{"ns", "a"}))
+	f.Add(encodeContinueAt(latestRV, key{"ns", "a\x00"}))
 	f.Add("")
 	f.Add("e30")
 	f.Fuzz(func(t *testing.T, tok string) {

@@ -119,7 +119,9 @@
 // bookmark annotated k8s.io/initial-events-end), and follow objects
 // entering and leaving a selector as ADDED and DELETED. The server keeps the last
 // Options.HistoryWindow events: a watch, exact list or continue token older
-// than that gets 410 Expired. Watch frames are byte-compatible with
+// than that gets 410 Expired (for a continue token, with the token in
+// metadata.continue that lists the rest as it is now, as kube-apiserver
+// does). Watch frames are byte-compatible with
 // kube-apiserver's (newline-delimited JSON WatchEvents; protobuf WatchEvents
 // each behind a 4-byte length).
 //

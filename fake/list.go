@@ -80,6 +80,17 @@ func tooOldRV(rv, oldest uint64) error {
 	return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, oldest))
 }
 
+// continueExpired is kube-apiserver's answer to a continue token whose
+// snapshot is gone: 410 Expired, carrying in metadata.continue a token
+// that lists the rest from the same key at the newest resourceVersion.
+func continueExpired(start key) error {
+	err := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. " +
+		"You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. " +
+		"Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+	err.ErrStatus.ListMeta.Continue = encodeContinueAt(latestRV, start)
+	return err
+}
+
 func (s *Server) handleList(w http.ResponseWriter, req *request) error {
 	lo, err := parseListOptions(req)
 	if err != nil {
@@ -108,7 +119,7 @@ func (s *Server) handleList(w http.ResponseWriter, req *request) error {
 	var (
 		start    key
 		hasStart bool
-		tokenRV  uint64
+		tokenRV  int64
 	)
 	if lo.Continue != "" {
 		if lo.ResourceVersion != "" && lo.ResourceVersion != "0" {
@@ -125,15 +136,17 @@ func (s *Server) handleList(w http.ResponseWriter, req *request) error {
 	cur := s.st.rv
 	at := cur
 	switch {
+	case hasStart && tokenRV == latestRV:
+		// The token a 410 handed back: the rest of the list, as it is now.
 	case hasStart:
-		at = tokenRV
-		if tokenRV > cur {
+		at = uint64(tokenRV)
+		if at > cur {
 			s.mu.Unlock()
 			return apierrors.NewBadRequest("continue key is not valid: resource version is in the future")
 		}
-		if s.st.tooOld(tokenRV) {
+		if s.st.tooOld(at) {
 			s.mu.Unlock()
-			return apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
+			return continueExpired(start)
 		}
 	case lo.ResourceVersion == "" || lo.ResourceVersion == "0":
 	default:
@@ -172,7 +185,7 @@ func (s *Server) handleList(w http.ResponseWriter, req *request) error {
 	if lo.Limit > 0 && int64(len(items)) > lo.Limit {
 		rest := int64(len(items)) - lo.Limit
 		items = items[:lo.Limit]
-		lm.Continue = encodeContinue(at, items[len(items)-1].key)
+		lm.Continue = encodeContinue(int64(at), items[len(items)-1].key)
 		if !f.selecting() {
 			lm.RemainingItemCount = &rest
 		}
