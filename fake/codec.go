@@ -146,8 +146,18 @@ func notAcceptable() error {
 }
 
 // normalize round-trips built-in content through its Go type, which drops
-// unknown fields and gives the canonical shape (as kube-apiserver stores it).
+// unknown fields and gives the canonical shape (as kube-apiserver stores it),
+// and applies a custom resource's structural schema (pruning, defaults,
+// validation: a 422 Invalid listing every field at fault).
 func normalize(res *resource, u map[string]any) (map[string]any, error) {
+	if res.schema != nil {
+		if errs := res.schema.apply(u); len(errs) > 0 {
+			md, _ := u["metadata"].(map[string]any)
+			name, _ := md["name"].(string)
+			return nil, apierrors.NewInvalid(res.gvk.GroupKind(), name, errs)
+		}
+		return u, nil
+	}
 	if !res.builtin {
 		return u, nil
 	}

@@ -665,6 +665,91 @@ func conformanceCases() []conformanceCase {
 				e.Fatalf("causes %+v", se.ErrStatus.Details)
 			}
 		}},
+		{"CustomResourceUnknownFieldsArePruned", func(e *env) {
+			req := e.gadgets()
+			body, _ := json.Marshal(map[string]any{
+				"apiVersion": widgetGroup + "/v1", "kind": "Gadget",
+				"metadata": map[string]any{"name": "g"},
+				"junk":     "dropped",
+				"spec": map[string]any{
+					"size": 2, "bogus": true,
+					"ports":  []any{map[string]any{"port": 80, "weight": 3}},
+					"labels": map[string]any{"a": "b"},
+					"extra":  map[string]any{"anything": map[string]any{"goes": 1}},
+				},
+				"status": map[string]any{"ready": true, "phase": "x"},
+			})
+			var u unstructured.Unstructured
+			must(e, req(http.MethodPost).Body(body).Do(e.ctx).Into(&u))
+			for _, path := range [][]string{{"junk"}, {"spec", "bogus"}, {"status"}} {
+				if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, path...); found {
+					e.Fatalf("%v kept: %v", path, u.Object)
+				}
+			}
+			ports, _, _ := unstructured.NestedSlice(u.Object, "spec", "ports")
+			if len(ports) != 1 || ports[0].(map[string]any)["weight"] != nil {
+				e.Fatalf("ports not pruned: %v", ports)
+			}
+			if v, _, _ := unstructured.NestedInt64(u.Object, "spec", "extra", "anything", "goes"); v != 1 {
+				e.Fatalf("preserved subtree lost: %v", u.Object["spec"])
+			}
+			if v, _, _ := unstructured.NestedString(u.Object, "spec", "labels", "a"); v != "b" {
+				e.Fatalf("map values lost: %v", u.Object["spec"])
+			}
+			// The status subresource prunes too.
+			u.Object["status"] = map[string]any{"ready": true, "phase": "x"}
+			data, _ := json.Marshal(u.Object)
+			must(e, req(http.MethodPut).Name("g").SubResource("status").Body(data).Do(e.ctx).Into(&u))
+			if st, _, _ := unstructured.NestedMap(u.Object, "status"); len(st) != 1 || st["ready"] != true {
+				e.Fatalf("status after update: %v", st)
+			}
+		}},
+		{"CustomResourceDefaultsAreApplied", func(e *env) {
+			req := e.gadgets()
+			var u unstructured.Unstructured
+			must(e, req(http.MethodPost).Body(customResource("Gadget", "g", map[string]any{
+				"size": 1, "ports": []any{map[string]any{"port": 80}, map[string]any{"port": 53, "protocol": "UDP"}},
+			})).Do(e.ctx).Into(&u))
+			color, _, _ := unstructured.NestedString(u.Object, "spec", "color")
+			ports, _, _ := unstructured.NestedSlice(u.Object, "spec", "ports")
+			if color != "red" || len(ports) != 2 || ports[0].(map[string]any)["protocol"] != "TCP" || ports[1].(map[string]any)["protocol"] != "UDP" {
+				e.Fatalf("defaults: color %q ports %v", color, ports)
+			}
+			// A merge patch setting a defaulted field to null gets the default back.
+			must(e, e.c.Patch(types.MergePatchType).Group(widgetGroup).Version("v1").Namespace(e.ns).Resource("gadgets").Name("g").
+				Body([]byte(`{"spec":{"color":null}}`)).Do(e.ctx).Into(&u))
+			if color, _, _ := unstructured.NestedString(u.Object, "spec", "color"); color != "red" {
+				e.Fatalf("color after null patch: %q", color)
+			}
+		}},
+		{"CustomResourceSchemaViolationsAreInvalid", func(e *env) {
+			req := e.gadgets()
+			for _, tc := range []struct {
+				spec  map[string]any
+				field string
+				cause metav1.CauseType
+			}{
+				{map[string]any{"size": "three"}, "spec.size", metav1.CauseTypeTypeInvalid},
+				{map[string]any{"size": 11}, "spec.size", metav1.CauseTypeFieldValueInvalid},
+				{map[string]any{}, "spec.size", metav1.CauseTypeFieldValueRequired},
+				{map[string]any{"size": 1, "color": "green"}, "spec.color", metav1.CauseTypeFieldValueNotSupported},
+				{map[string]any{"size": 1, "name": "UPPER"}, "spec.name", metav1.CauseTypeFieldValueInvalid},
+				{map[string]any{"size": 1, "labels": map[string]any{"a": 1}}, "spec.labels.a", metav1.CauseTypeTypeInvalid},
+				{map[string]any{"size": 1, "ports": []any{map[string]any{"port": "http"}}}, "spec.ports[0].port", metav1.CauseTypeTypeInvalid},
+			} {
+				err := req(http.MethodPost).Body(customResource("Gadget", "bad", tc.spec)).Do(e.ctx).Error()
+				se := wantStatus(e, err, 422, metav1.StatusReasonInvalid)
+				found := false
+				if se.ErrStatus.Details != nil {
+					for _, c := range se.ErrStatus.Details.Causes {
+						found = found || (c.Field == tc.field && c.Type == tc.cause)
+					}
+				}
+				if !found {
+					e.Fatalf("spec %v: want a %s cause at %s, got %+v", tc.spec, tc.cause, tc.field, se.ErrStatus.Details)
+				}
+			}
+		}},
 		{"CustomResourceUpdateRequiresResourceVersion", func(e *env) {
 			req := e.widgets()
 			must(e, req(http.MethodPost).Body(widget("w", map[string]any{"size": 1})).Do(e.ctx).Error())

@@ -283,13 +283,64 @@ func (e *env) widgets() func(verb string) *rest.Request {
 			}},
 		},
 	}
+	return e.serveCRD(crd, "widgets")
+}
+
+// gadgets makes sure the Gadget CRD (namespaced, a structural schema with
+// defaults, enums, bounds and a preserved subtree) is served and returns a
+// request builder for it.
+func (e *env) gadgets() func(verb string) *rest.Request {
+	e.Helper()
+	crd := map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "gadgets." + widgetGroup},
+		"spec": map[string]any{
+			"group": widgetGroup, "scope": "Namespaced",
+			"names": map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+			"versions": []any{map[string]any{
+				"name": "v1", "served": true, "storage": true,
+				"subresources": map[string]any{"status": map[string]any{}},
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						"spec": map[string]any{
+							"type": "object", "required": []any{"size"},
+							"properties": map[string]any{
+								"size":  map[string]any{"type": "integer", "minimum": int64(1), "maximum": int64(10)},
+								"color": map[string]any{"type": "string", "enum": []any{"red", "blue"}, "default": "red"},
+								"name":  map[string]any{"type": "string", "maxLength": int64(8), "pattern": "^[a-z]+$"},
+								"ports": map[string]any{"type": "array", "items": map[string]any{
+									"type": "object", "properties": map[string]any{
+										"port":     map[string]any{"type": "integer"},
+										"protocol": map[string]any{"type": "string", "default": "TCP"},
+									},
+								}},
+								"labels": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
+								"extra":  map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+							},
+						},
+						"status": map[string]any{"type": "object", "properties": map[string]any{
+							"ready": map[string]any{"type": "boolean"},
+						}},
+					},
+				}},
+			}},
+		},
+	}
+	return e.serveCRD(crd, "gadgets")
+}
+
+// serveCRD creates the definition crd (unless it exists) and waits until
+// its resource (plural, version v1 of widgetGroup) is served.
+func (e *env) serveCRD(crd map[string]any, plural string) func(verb string) *rest.Request {
+	e.Helper()
 	body, _ := json.Marshal(crd)
 	err := e.c.Post().Group("apiextensions.k8s.io").Version("v1").Resource("customresourcedefinitions").Body(body).Do(e.ctx).Error()
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		e.Fatalf("create CRD: %v", err)
 	}
 	req := func(verb string) *rest.Request {
-		return e.c.Verb(verb).Group(widgetGroup).Version("v1").Namespace(e.ns).Resource("widgets")
+		return e.c.Verb(verb).Group(widgetGroup).Version("v1").Namespace(e.ns).Resource(plural)
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -306,8 +357,12 @@ func (e *env) widgets() func(verb string) *rest.Request {
 }
 
 func widget(name string, spec map[string]any) []byte {
+	return customResource("Widget", name, spec)
+}
+
+func customResource(kind, name string, spec map[string]any) []byte {
 	data, _ := json.Marshal(map[string]any{
-		"apiVersion": widgetGroup + "/v1", "kind": "Widget",
+		"apiVersion": widgetGroup + "/v1", "kind": kind,
 		"metadata": map[string]any{"name": name},
 		"spec":     spec,
 	})

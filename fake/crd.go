@@ -31,7 +31,9 @@ func crdResources(u map[string]any) []*resource {
 	var out []*resource
 	for _, sv := range servedCRDVersions(u, plural, kind) {
 		name, status, scale := sv.name, sv.status, sv.scale
+		sch, _, _ := unstructured.NestedMap(sv.spec, "schema", "openAPIV3Schema")
 		out = append(out, &resource{
+			schema:     crdSchema(sch),
 			gvr:        schema.GroupVersionResource{Group: group, Version: name, Resource: plural},
 			gvk:        schema.GroupVersionKind{Group: group, Version: name, Kind: kind},
 			namespaced: scope == "Namespaced", status: status, scale: scale, generation: true,

@@ -103,7 +103,15 @@
 //   - server-side apply to the status subresource records the applier's
 //     ownership of the status fields, so a second manager's apply of the
 //     same field conflicts (409) and a field the applier stops sending is
-//     removed, as on the main resource.
+//     removed, as on the main resource;
+//   - a custom resource is written through its version's structural
+//     schema, as kube-apiserver does: unknown fields pruned (except under
+//     x-kubernetes-preserve-unknown-fields, and the apiVersion, kind and
+//     metadata of x-kubernetes-embedded-resource), defaults set (also for
+//     a null that is not nullable), then types, required fields, enums,
+//     bounds, lengths, patterns, item and property counts checked: a 422
+//     Invalid with one cause per field, of the real server's cause types
+//     and field paths.
 //
 // Accept asking for PartialObjectMetadata or PartialObjectMetadataList
 // (the metadata client) in meta.k8s.io/v1 or v1beta1 is answered with
@@ -180,9 +188,12 @@
 //   - Events written through events.k8s.io/v1 need not carry eventTime,
 //     reportingController, reportingInstance or action, and may carry the
 //     deprecated fields;
-//   - custom resources against their CRD's schema (see below), and a
+//   - custom resources against the parts of their CRD's schema that are
+//     not structural: formats, allOf/anyOf/oneOf/not, CEL rules
+//     (x-kubernetes-validations), list types and map keys; and a
 //     CustomResourceDefinition itself beyond the approval annotation:
-//     names, versions, scope changes, structural schemas, conversion;
+//     names, versions, scope changes, whether its schema is structural,
+//     conversion;
 //   - field validation (fieldValidation=Strict): unknown fields in
 //     built-in objects are dropped silently, with no error and no warning;
 //   - admission: quota, limit ranges, Pod Security, service account
@@ -219,8 +230,8 @@
 //     containerPort and protocol), other slices of structs are atomic,
 //     metav1.LabelSelector is the only atomic struct, and unions are not
 //     modelled. Custom resources use the deduced schema (maps merge per
-//     key, lists are atomic); a CRD's openAPIV3Schema is not read, so there
-//     is no pruning, validation, defaulting or x-kubernetes-list-type.
+//     key, lists are atomic): x-kubernetes-list-type and map keys are not
+//     read.
 //   - Custom resources have no selectableFields field selectors.
 //   - Updating a CustomResourceDefinition does not change what is served;
 //     only create and delete do.

@@ -45,6 +45,9 @@ type resource struct {
 	generation bool // metadata.generation is tracked
 	shortNames []string
 	categories []string
+	// schema is a custom resource version's structural schema (nil: none,
+	// objects are stored as written).
+	schema crdSchema
 }
 
 func (r *resource) listGVK() schema.GroupVersionKind {

@@ -1,0 +1,392 @@
+package fake
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// crdSchema is the structural schema of one served version of a
+// CustomResourceDefinition (its openAPIV3Schema), applied to every write of
+// its custom resources the way kube-apiserver applies it: unknown fields
+// pruned, defaults set, then the object validated.
+//
+// It covers the structural subset: type, properties, additionalProperties,
+// items, required, nullable, default, enum, minimum/maximum (and their
+// exclusive forms), multipleOf, minLength/maxLength, pattern,
+// minItems/maxItems, uniqueItems, minProperties/maxProperties, and the
+// extensions x-kubernetes-preserve-unknown-fields, x-kubernetes-int-or-string
+// and x-kubernetes-embedded-resource. Value validations under allOf, anyOf,
+// oneOf and not, formats, and CEL rules (x-kubernetes-validations) are not
+// checked.
+type crdSchema map[string]any
+
+// apply prunes, defaults and validates the custom resource u in place.
+// The error lists every invalid field, as a 422 would.
+func (s crdSchema) apply(u map[string]any) field.ErrorList {
+	if s == nil {
+		return nil
+	}
+	// apiVersion, kind and metadata are the server's, whatever the schema
+	// says of them.
+	s.pruneObject(u, true)
+	s.setDefaults(u)
+	return s.validate(u, nil)
+}
+
+func (s crdSchema) props() map[string]any {
+	p, _ := s["properties"].(map[string]any)
+	return p
+}
+
+func (s crdSchema) sub(v any) crdSchema {
+	m, _ := v.(map[string]any)
+	return crdSchema(m)
+}
+
+func (s crdSchema) flag(name string) bool {
+	b, _ := s[name].(bool)
+	return b
+}
+
+func (s crdSchema) typ() string {
+	t, _ := s["type"].(string)
+	return t
+}
+
+// pruneObject drops the fields of the object u that the schema does not
+// know, at every level where unknown fields are not preserved. root keeps
+// apiVersion, kind and metadata (also kept by an embedded resource).
+func (s crdSchema) pruneObject(u map[string]any, root bool) {
+	props := s.props()
+	add := s.sub(s["additionalProperties"])
+	preserve := s.flag("x-kubernetes-preserve-unknown-fields")
+	keepMeta := root || s.flag("x-kubernetes-embedded-resource")
+	for k, v := range u {
+		if keepMeta && (k == "apiVersion" || k == "kind" || k == "metadata") {
+			if ps, ok := props[k]; ok && k != "metadata" {
+				s.sub(ps).prune(v)
+			}
+			continue
+		}
+		switch ps, ok := props[k]; {
+		case ok:
+			s.sub(ps).prune(v)
+		case add != nil:
+			add.prune(v)
+		case !preserve:
+			delete(u, k)
+		}
+	}
+}
+
+// prune prunes the value v, whatever its kind, against the schema.
+func (s crdSchema) prune(v any) {
+	if s == nil {
+		return
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		if s.props() != nil || s["additionalProperties"] != nil || !s.flag("x-kubernetes-preserve-unknown-fields") || s.flag("x-kubernetes-embedded-resource") {
+			s.pruneObject(t, false)
+		}
+	case []any:
+		items := s.sub(s["items"])
+		for _, e := range t {
+			items.prune(e)
+		}
+	}
+}
+
+// setDefaults fills in, at every level of v present, the properties that
+// are absent (or null without nullable) and have a default.
+func (s crdSchema) setDefaults(v any) {
+	if s == nil {
+		return
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		for k, ps := range s.props() {
+			p := s.sub(ps)
+			cur, ok := t[k]
+			if ok && cur == nil && !p.flag("nullable") {
+				delete(t, k)
+				ok = false
+			}
+			if !ok {
+				if d, has := p["default"]; has {
+					t[k] = deepCopyValue(d)
+				}
+			}
+			if c, ok := t[k]; ok {
+				p.setDefaults(c)
+			}
+		}
+		if add := s.sub(s["additionalProperties"]); add != nil {
+			for k, c := range t {
+				if _, known := s.props()[k]; !known {
+					add.setDefaults(c)
+				}
+			}
+		}
+	case []any:
+		items := s.sub(s["items"])
+		for _, e := range t {
+			items.setDefaults(e)
+		}
+	}
+}
+
+// validate checks v against the schema, at path.
+func (s crdSchema) validate(v any, path *field.Path) field.ErrorList {
+	if s == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	if v == nil {
+		if !s.flag("nullable") && s.typ() != "" {
+			errs = append(errs, field.TypeInvalid(path, "null", fmt.Sprintf("%s in body must be of type %s: \"null\"", pathName(path), s.typ())))
+		}
+		return errs
+	}
+	if s.flag("x-kubernetes-int-or-string") {
+		switch v.(type) {
+		case int64, float64, string:
+		default:
+			errs = append(errs, field.TypeInvalid(path, jsonType(v), fmt.Sprintf("%s in body must be of type integer or string: %q", pathName(path), jsonType(v))))
+			return errs
+		}
+	} else if t := s.typ(); t != "" && !hasType(v, t) {
+		return append(errs, field.TypeInvalid(path, jsonType(v), fmt.Sprintf("%s in body must be of type %s: %q", pathName(path), t, jsonType(v))))
+	}
+	if enum, ok := s["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return jsonEqual(e, v) }) {
+		var vals []string
+		for _, e := range enum {
+			vals = append(vals, fmt.Sprintf("%v", e))
+		}
+		errs = append(errs, field.NotSupported(path, v, vals))
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		errs = append(errs, s.validateObject(t, path)...)
+	case []any:
+		errs = append(errs, s.validateArray(t, path)...)
+	case string:
+		errs = append(errs, s.validateString(t, path)...)
+	case int64:
+		errs = append(errs, s.validateNumber(float64(t), v, path)...)
+	case float64:
+		errs = append(errs, s.validateNumber(t, v, path)...)
+	}
+	return errs
+}
+
+func (s crdSchema) validateObject(t map[string]any, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	req, _ := s["required"].([]any)
+	for _, r := range req {
+		name, _ := r.(string)
+		if _, ok := t[name]; !ok && name != "" {
+			errs = append(errs, field.Required(path.Child(name), ""))
+		}
+	}
+	if n, ok := number(s["minProperties"]); ok && float64(len(t)) < n {
+		errs = append(errs, field.Invalid(path, len(t), fmt.Sprintf("%s in body should have at least %v properties", pathName(path), n)))
+	}
+	if n, ok := number(s["maxProperties"]); ok && float64(len(t)) > n {
+		errs = append(errs, field.TooMany(path, len(t), int(n)))
+	}
+	props := s.props()
+	add := s.sub(s["additionalProperties"])
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range t {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		if path == nil && (k == "apiVersion" || k == "kind" || k == "metadata") {
+			continue
+		}
+		switch ps, ok := props[k]; {
+		case ok:
+			errs = append(errs, s.sub(ps).validate(t[k], path.Child(k))...)
+		case add != nil:
+			errs = append(errs, add.validate(t[k], path.Child(k))...)
+		}
+	}
+	return errs
+}
+
+func (s crdSchema) validateArray(t []any, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if n, ok := number(s["minItems"]); ok && float64(len(t)) < n {
+		errs = append(errs, field.Invalid(path, len(t), fmt.Sprintf("%s in body should have at least %v items", pathName(path), n)))
+	}
+	if n, ok := number(s["maxItems"]); ok && float64(len(t)) > n {
+		errs = append(errs, field.TooMany(path, len(t), int(n)))
+	}
+	if s.flag("uniqueItems") {
+		for i := range t {
+			for j := range i {
+				if jsonEqual(t[i], t[j]) {
+					errs = append(errs, field.Duplicate(path.Index(i), t[i]))
+				}
+			}
+		}
+	}
+	items := s.sub(s["items"])
+	for i, e := range t {
+		errs = append(errs, items.validate(e, path.Index(i))...)
+	}
+	return errs
+}
+
+func (s crdSchema) validateString(t string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	n := utf8.RuneCountInString(t)
+	if m, ok := number(s["minLength"]); ok && float64(n) < m {
+		errs = append(errs, field.Invalid(path, t, fmt.Sprintf("%s in body should be at least %v chars long", pathName(path), m)))
+	}
+	if m, ok := number(s["maxLength"]); ok && float64(n) > m {
+		errs = append(errs, field.TooLongMaxLength(path, t, int(m)))
+	}
+	if p, ok := s["pattern"].(string); ok {
+		if re, err := regexp.Compile(p); err == nil && !re.MatchString(t) {
+			errs = append(errs, field.Invalid(path, t, fmt.Sprintf("%s in body should match '%s'", pathName(path), p)))
+		}
+	}
+	return errs
+}
+
+func (s crdSchema) validateNumber(f float64, v any, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if m, ok := number(s["minimum"]); ok {
+		if s.flag("exclusiveMinimum") && f <= m {
+			errs = append(errs, field.Invalid(path, v, fmt.Sprintf("%s in body should be greater than %v", pathName(path), m)))
+		} else if f < m {
+			errs = append(errs, field.Invalid(path, v, fmt.Sprintf("%s in body should be greater than or equal to %v", pathName(path), m)))
+		}
+	}
+	if m, ok := number(s["maximum"]); ok {
+		if s.flag("exclusiveMaximum") && f >= m {
+			errs = append(errs, field.Invalid(path, v, fmt.Sprintf("%s in body should be less than %v", pathName(path), m)))
+		} else if f > m {
+			errs = append(errs, field.Invalid(path, v, fmt.Sprintf("%s in body should be less than or equal to %v", pathName(path), m)))
+		}
+	}
+	if m, ok := number(s["multipleOf"]); ok && m > 0 {
+		if q := f / m; q != math.Trunc(q) {
+			errs = append(errs, field.Invalid(path, v, fmt.Sprintf("%s in body should be a multiple of %v", pathName(path), m)))
+		}
+	}
+	return errs
+}
+
+// hasType reports whether the JSON value v is of the schema type t.
+func hasType(v any, t string) bool {
+	switch t {
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "integer":
+		switch n := v.(type) {
+		case int64:
+			return true
+		case float64:
+			return n == math.Trunc(n) && !math.IsInf(n, 0)
+		}
+		return false
+	case "number":
+		switch v.(type) {
+		case int64, float64:
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// jsonType names the JSON type of v, as validation messages do.
+func jsonType(v any) string {
+	switch n := v.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case int64:
+		return "integer"
+	case float64:
+		if n == math.Trunc(n) {
+			return "integer"
+		}
+		return "number"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// jsonEqual compares two JSON values, numbers by value.
+func jsonEqual(a, b any) bool {
+	if x, ok := number(a); ok {
+		y, ok := number(b)
+		return ok && x == y
+	}
+	switch at := a.(type) {
+	case map[string]any:
+		bt, ok := b.(map[string]any)
+		if !ok || len(at) != len(bt) {
+			return false
+		}
+		for k, v := range at {
+			if w, ok := bt[k]; !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		bt, ok := b.([]any)
+		return ok && slices.EqualFunc(at, bt, jsonEqual)
+	}
+	return a == b
+}
+
+// pathName is the path as validation messages spell it ("spec.replicas";
+// "body" for the root).
+func pathName(p *field.Path) string {
+	if p == nil {
+		return "body"
+	}
+	return strings.TrimPrefix(p.String(), ".")
+}

@@ -1,0 +1,96 @@
+package fake
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func mustJSON(t testing.TB, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatal(err)
+	}
+	return normalizeNumbers(m).(map[string]any)
+}
+
+// normalizeNumbers turns integral float64s into int64s, as the fake's
+// decoder stores them.
+func normalizeNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, c := range t {
+			t[k] = normalizeNumbers(c)
+		}
+	case []any:
+		for i, c := range t {
+			t[i] = normalizeNumbers(c)
+		}
+	case float64:
+		if t == float64(int64(t)) {
+			return int64(t)
+		}
+	}
+	return v
+}
+
+func TestCRDSchemaApply(t *testing.T) {
+	tests := []struct {
+		name, schema, in, want string
+		wantErrs                   int
+	}{
+		{"an object without properties keeps nothing",
+			`{"type":"object","properties":{"spec":{"type":"object"}}}`,
+			`{"apiVersion":"g/v1","kind":"K","metadata":{"name":"a"},"spec":{"x":1}}`,
+			`{"apiVersion":"g/v1","kind":"K","metadata":{"name":"a"},"spec":{}}`, 0},
+		{"preserving at the root keeps everything",
+			`{"type":"object","x-kubernetes-preserve-unknown-fields":true}`,
+			`{"apiVersion":"g/v1","kind":"K","metadata":{"name":"a"},"spec":{"x":1},"other":[1]}`,
+			`{"apiVersion":"g/v1","kind":"K","metadata":{"name":"a"},"spec":{"x":1},"other":[1]}`, 0},
+		{"an embedded resource keeps its apiVersion, kind and metadata",
+			`{"type":"object","properties":{"spec":{"type":"object","properties":{"tmpl":{"type":"object","x-kubernetes-embedded-resource":true,"properties":{"data":{"type":"string"}}}}}}}`,
+			`{"spec":{"tmpl":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":"d","junk":1}}}`,
+			`{"spec":{"tmpl":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":"d"}}}`, 0},
+		{"int-or-string takes both and nothing else",
+			`{"type":"object","properties":{"a":{"x-kubernetes-int-or-string":true},"b":{"x-kubernetes-int-or-string":true},"c":{"x-kubernetes-int-or-string":true}}}`,
+			`{"a":1,"b":"50%","c":true}`, `{"a":1,"b":"50%","c":true}`, 1},
+		{"null is kept if nullable, else dropped or replaced by a default",
+			`{"type":"object","properties":{"a":{"type":"string","nullable":true},"b":{"type":"string"},"c":{"type":"string","default":"d"}}}`,
+			`{"a":null,"b":null,"c":null}`, `{"a":null,"c":"d"}`, 0},
+		{"a null item is refused unless nullable",
+			`{"type":"object","properties":{"a":{"type":"array","items":{"type":"string"}}}}`,
+			`{"a":["x",null]}`, `{"a":["x",null]}`, 1},
+		{"exclusive bounds and multipleOf",
+			`{"type":"object","properties":{"a":{"type":"number","minimum":0,"exclusiveMinimum":true},"b":{"type":"integer","multipleOf":5}}}`,
+			`{"a":0,"b":7}`, `{"a":0,"b":7}`, 2},
+		{"unique items and item counts",
+			`{"type":"object","properties":{"a":{"type":"array","uniqueItems":true,"maxItems":2,"items":{"type":"integer"}}}}`,
+			`{"a":[1,2,1]}`, `{"a":[1,2,1]}`, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := crdSchema(mustJSON(t, tt.schema))
+			u := mustJSON(t, tt.in)
+			errs := s.apply(u)
+			if len(errs) != tt.wantErrs {
+				t.Errorf("errors %v, want %d", errs, tt.wantErrs)
+			}
+			if want := mustJSON(t, tt.want); !reflect.DeepEqual(u, want) {
+				t.Errorf("got %v, want %v", u, want)
+			}
+		})
+	}
+}
+
+func FuzzCRDSchemaApply(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"spec":{"type":"object","required":["a"],"properties":{"a":{"type":"integer","default":1}}}}}`, `{"spec":{"a":"x","b":[1,{}]}}`)
+	f.Add(`{"type":"object","additionalProperties":{"type":"array","items":{"type":"string","pattern":"["}}}`, `{"k":["v",null,3]}`)
+	f.Fuzz(func(t *testing.T, schema, obj string) {
+		var s, u map[string]any
+		if json.Unmarshal([]byte(schema), &s) != nil || json.Unmarshal([]byte(obj), &u) != nil || u == nil {
+			return
+		}
+		crdSchema(s).apply(u) // must not panic, whatever the schema or object
+	})
+}
