@@ -38,7 +38,7 @@ func normalizeNumbers(v any) any {
 func TestCRDSchemaApply(t *testing.T) {
 	tests := []struct {
 		name, schema, in, want string
-		wantErrs                   int
+		wantErrs               int
 	}{
 		{"an object without properties keeps nothing",
 			`{"type":"object","properties":{"spec":{"type":"object"}}}`,
