@@ -24,7 +24,9 @@ import (
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
+	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 	"github.com/kubego/kubego/webhook"
 	"github.com/kubego/kubego/webhook/admission"
@@ -140,16 +142,31 @@ const hotWriters = 8
 // once): far fewer reconciles than updates; and the last reconcile must
 // have read the last update.
 func TestControllerHotObject(t *testing.T) {
+	hotObject(t, testenv.Shared(t).Config(), hotWriters)
+}
+
+// The same against the in-memory API server of package fake, which takes
+// the full 1,000 updates a second on this machine where kube-apiserver
+// and etcd take about an eighth of that on one object: the controller's
+// collapsing is tested at the rate the scenario asks for.
+func TestControllerHotObjectInMemory(t *testing.T) {
+	srv := fake.NewServer(fake.Options{})
+	t.Cleanup(srv.Close)
+	hotObject(t, srv.Config(), 4*hotWriters)
+}
+
+// hotObject runs scenario C4 against the API server of cfg with the given
+// number of writers, each aiming at its share of 1,000 updates a second.
+func hotObject(t *testing.T, cfg *rest.Config, writers int) {
 	dur := scale(2*time.Second, 10*time.Second)
-	cp := testenv.Shared(t)
-	c := newClient(t, cp.Config())
+	c := newClient(t, cfg)
 	ns := newNamespace(t, c)
 	cms := client.Typed[*corev1.ConfigMap](c).Namespace(ns)
 	if _, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hot"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	h := &hotReconciler{work: 10 * time.Millisecond}
-	mgr, _, err := newCtlManager(cp.Config(), ctlOptions{Namespace: ns, Identity: "solo"}, h, testLogger(t))
+	mgr, _, err := newCtlManager(cfg, ctlOptions{Namespace: ns, Identity: "solo"}, h, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,9 +183,9 @@ func TestControllerHotObject(t *testing.T) {
 	var newest atomic.Uint64
 	var wg sync.WaitGroup
 	start := time.Now()
-	for g := range hotWriters {
+	for g := range writers {
 		wg.Go(func() {
-			tick := time.NewTicker(hotWriters * time.Millisecond) // 1,000/s in all
+			tick := time.NewTicker(time.Duration(writers) * time.Millisecond) // 1,000/s in all
 			defer tick.Stop()
 			for i := 0; ; i++ {
 				select {
