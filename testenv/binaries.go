@@ -143,7 +143,7 @@ func ensureBuilt(ctx context.Context, root string, p pins, jobs []buildJob, opts
 	}
 	start := time.Now()
 	log.Info("testenv: building the control plane (first time only, takes minutes)", "packages", jobNames(todo), "cache", dir)
-	if err := goBuild(ctx, filepath.Join(dir, "src"), todo, opts.Progress); err != nil {
+	if err := goBuild(ctx, filepath.Join(dir, "src"), todo, p.ldflags(), opts.Progress); err != nil {
 		return err
 	}
 	log.Info("testenv: built the control plane", "took", time.Since(start).Round(time.Second))

@@ -172,12 +172,12 @@ func buildEnv() []string {
 
 // buildFlags are given to both go list and go build, so that what go list
 // calls stale is what go build compiles.
-func buildFlags() []string { return []string{"-trimpath", "-ldflags=-s -w"} }
+func buildFlags(ldflags string) []string { return []string{"-trimpath", "-ldflags=" + ldflags} }
 
 // goBuild builds the jobs' programs from the tools module in dir with one
 // go command, so one program links while the other's packages compile.
 // Each binary appears under its final name only when complete.
-func goBuild(ctx context.Context, dir string, jobs []buildJob, progress func(BuildProgress)) error {
+func goBuild(ctx context.Context, dir string, jobs []buildJob, ldflags string, progress func(BuildProgress)) error {
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -197,7 +197,7 @@ func goBuild(ctx context.Context, dir string, jobs []buildJob, progress func(Bui
 	for i, j := range jobs {
 		pkgs[i] = j.pkg
 	}
-	stale, err := stalePackages(ctx, goBin, dir, pkgs)
+	stale, err := stalePackages(ctx, goBin, dir, pkgs, ldflags)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func goBuild(ctx context.Context, dir string, jobs []buildJob, progress func(Bui
 	}
 	defer os.RemoveAll(tmp)
 
-	args := append(append([]string{"build", "-v"}, buildFlags()...), "-o", tmp+string(filepath.Separator))
+	args := append(append([]string{"build", "-v"}, buildFlags(ldflags)...), "-o", tmp+string(filepath.Separator))
 	args = append(args, pkgs...)
 	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Dir = dir
@@ -268,8 +268,8 @@ func goBuild(ctx context.Context, dir string, jobs []buildJob, progress func(Bui
 
 // stalePackages lists the packages the build of pkgs has to compile: those
 // not in the Go build cache. Listing them also downloads missing modules.
-func stalePackages(ctx context.Context, goBin, dir string, pkgs []string) (map[string]struct{}, error) {
-	args := append(append([]string{"list", "-deps"}, buildFlags()...), "-f", "{{if .Stale}}{{.ImportPath}}{{end}}")
+func stalePackages(ctx context.Context, goBin, dir string, pkgs []string, ldflags string) (map[string]struct{}, error) {
+	args := append(append([]string{"list", "-deps"}, buildFlags(ldflags)...), "-f", "{{if .Stale}}{{.ImportPath}}{{end}}")
 	args = append(args, pkgs...)
 	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Dir = dir

@@ -124,7 +124,7 @@ func TestGoBuildReportsEveryCompiledPackageAndPlacesBothPrograms(t *testing.T) {
 		{pkg: "example.com/tool/v3/cmd/hello", out: filepath.Join(dir, "bin", "hello")},
 	}
 	var seen []BuildProgress
-	err := goBuild(context.Background(), filepath.Join(dir, "src"), jobs, func(p BuildProgress) { seen = append(seen, p) })
+	err := goBuild(context.Background(), filepath.Join(dir, "src"), jobs, "-s -w", func(p BuildProgress) { seen = append(seen, p) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestGoBuildFailureCarriesTheCompilerOutput(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/broken\n\ngo 1.26\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { undefinedThing() }\n"), 0o644)
-	err := goBuild(context.Background(), dir, []buildJob{{pkg: "example.com/broken", out: filepath.Join(dir, "bin", "broken")}}, nil)
+	err := goBuild(context.Background(), dir, []buildJob{{pkg: "example.com/broken", out: filepath.Join(dir, "bin", "broken")}}, "-s -w", nil)
 	var be *BuildError
 	if !errors.As(err, &be) {
 		t.Fatalf("err = %v, want *BuildError", err)

@@ -153,10 +153,11 @@ func TestSharedControlPlaneRunsItsVersion(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET /version: %d %s", code, body)
 	}
-	// The build is not stamped with a gitVersion; major and minor are the
-	// release's own.
+	// The build is stamped like a release's.
 	minor := strings.TrimPrefix(cp.Version(), "1.")
-	if want := `"minor": "` + minor + `"`; !strings.Contains(body, want) {
-		t.Fatalf("GET /version = %s, want %s", body, want)
+	for _, want := range []string{`"minor": "` + minor + `"`, `"gitVersion": "v` + cp.Version() + `.`, `"gitTreeState": "clean"`} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("GET /version = %s, want %s", body, want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strings"
 )
 
 //go:embed pins
@@ -110,11 +111,43 @@ func pinsFor(version string) (pins, error) {
 }
 
 // hash names a build of a tools module: it changes whenever its module
-// graph changes.
+// graph or its link flags change.
 func (p pins) hash() string {
 	h := sha256.New()
 	h.Write(p.goMod)
 	h.Write([]byte{0})
 	h.Write(p.goSum)
+	h.Write([]byte{0})
+	h.Write([]byte(p.ldflags()))
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// kubernetesVersion is the k8s.io/kubernetes version the tools module
+// requires ("v1.37.2"), or "" if it names none.
+func (p pins) kubernetesVersion() string {
+	for line := range strings.Lines(string(p.goMod)) {
+		f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+		if len(f) >= 2 && f[0] == "k8s.io/kubernetes" && strings.HasPrefix(f[1], "v") {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+// ldflags are the link flags of the tools module's programs: no symbol
+// tables, and the version stamp Kubernetes release builds give
+// kube-apiserver, so that /version and the server's own idea of its
+// version are those of a release rather than "v0.0.0-master".
+func (p pins) ldflags() string {
+	flags := "-s -w"
+	v := p.kubernetesVersion()
+	major, minor, ok := strings.Cut(strings.TrimPrefix(v, "v"), ".")
+	if !ok {
+		return flags
+	}
+	minor, _, _ = strings.Cut(minor, ".")
+	for _, pkg := range []string{"k8s.io/component-base/version", "k8s.io/client-go/pkg/version"} {
+		flags += fmt.Sprintf(" -X %s.gitVersion=%s -X %s.gitMajor=%s -X %s.gitMinor=%s -X %s.gitTreeState=clean", pkg, v, pkg, major, pkg, minor, pkg)
+	}
+	return flags
 }

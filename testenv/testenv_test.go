@@ -158,3 +158,24 @@ func TestSweepRemovesOnlyDeadOwnersDirectories(t *testing.T) {
 		}
 	}
 }
+
+func TestEveryVersionIsStampedLikeARelease(t *testing.T) {
+	for _, v := range Versions() {
+		t.Run(v, func(t *testing.T) {
+			p, err := pinsFor(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kv := p.kubernetesVersion()
+			if !strings.HasPrefix(kv, "v"+v+".") {
+				t.Fatalf("tools module of %s requires k8s.io/kubernetes %q", v, kv)
+			}
+			flags := p.ldflags()
+			for _, want := range []string{"-s -w", "k8s.io/component-base/version.gitVersion=" + kv, "k8s.io/component-base/version.gitMinor=" + strings.TrimPrefix(v, "1."), "k8s.io/client-go/pkg/version.gitVersion=" + kv} {
+				if !strings.Contains(flags, want) {
+					t.Errorf("ldflags %q lack %q", flags, want)
+				}
+			}
+		})
+	}
+}
