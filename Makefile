@@ -7,7 +7,7 @@ FUZZTIME ?= 5s
 TEST_TIMEOUT ?= 60m
 COMPAT_VERSIONS ?= 1.34 1.35 1.36 1.37
 
-.PHONY: test demo demo-intro dev controlplane unit fuzz vet bench bench-priority test-faults soak compat test-portforward bench-streams
+.PHONY: test-kubectl test demo demo-intro dev controlplane unit fuzz vet bench bench-priority test-faults soak compat test-portforward bench-streams
 
 ## test: vet, build the control plane if needed, run every test with -race
 ## (unit and integration), run each fuzz target briefly, vet and unit-test
@@ -93,6 +93,13 @@ compat:
 ## sends 16 MiB.
 test-portforward: controlplane
 	KUBEGO_PORTFORWARD_MIB=100 $(GO) test -count=1 -v -run 'TestMegabytesThroughOneConnection' ./portforward/
+
+## test-kubectl: kubectl's common commands (get, create, apply, apply
+## --server-side, label, patch, scale, wait, delete, explain, api-resources,
+## auth can-i) against the fake and a real kube-apiserver, outputs compared.
+## Needs kubectl on PATH.
+test-kubectl: controlplane
+	KUBEGO_KUBECTL=1 $(GO) test -count=1 -v -run 'TestKubectlSameOnBothServers' ./fake/
 
 ## bench-streams: port-forward throughput (kubego and, if installed, kubectl
 ## port-forward on the same stand-in kubelet) and exec latency.

@@ -41,8 +41,9 @@ current-context: x
 
 // TestKubectlSameOnBothServers runs kubectl's common commands against the
 // fake and against a real kube-apiserver and compares output and exit
-// status. It needs kubectl on PATH and KUBEGO_KUBECTL=1 (it is slow: each
-// command starts kubectl and fetches discovery and OpenAPI).
+// status. It needs kubectl on PATH and KUBEGO_KUBECTL=1 (make test-kubectl;
+// it is slow: each command starts kubectl and fetches discovery and
+// OpenAPI).
 func TestKubectlSameOnBothServers(t *testing.T) {
 	if os.Getenv("KUBEGO_KUBECTL") == "" {
 		t.Skip("set KUBEGO_KUBECTL=1 to compare kubectl against both servers")
@@ -96,6 +97,15 @@ func TestKubectlSameOnBothServers(t *testing.T) {
 		{"api-resources", "--api-group=apiregistration.k8s.io"},
 		{"auth", "can-i", "create", "pods"},
 		{"get", "apiservices", "v1.apps", "-o", "jsonpath={.spec}"},
+		{"label", "-n", ns, "configmap", "cm", "tier=web"},
+		{"get", "-n", ns, "configmaps", "-l", "tier=web", "-o", "name"},
+		{"patch", "-n", ns, "configmap", "cm", "--type=merge", "-p", `{"data":{"a":"2"}}`},
+		{"wait", "-n", ns, "--for=jsonpath={.data.a}=2", "configmap/cm", "--timeout=10s"},
+		{"create", "-n", ns, "deployment", "d", "--image=registry.example/app:1"},
+		{"scale", "-n", ns, "deployment", "d", "--replicas=3"},
+		{"get", "-n", ns, "deployment", "d", "-o", "jsonpath={.spec.replicas}"},
+		{"delete", "-n", ns, "configmap", "cm"},
+		{"wait", "-n", ns, "--for=delete", "configmap/cm", "--timeout=5s"},
 		{"delete", "namespace", ns, "--wait=false"},
 	} {
 		want, got := run(realKC, args...), run(fakeKC, args...)
