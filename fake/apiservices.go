@@ -57,17 +57,77 @@ func (s *Server) seedAPIServices() {
 				}
 			}
 		}
-		o, err := s.create(&request{res: res}, u, writeOpts{manager: "kube-apiserver"}, false)
-		if err != nil {
-			s.logger.Warn("fake: APIService not registered", "name", u["metadata"], "err", err)
+		s.registerAPIService(res, u, status)
+	}
+}
+
+// registerAPIService creates the APIService u and then writes its status,
+// as kube-apiserver's registration and availability controllers do.
+// Caller holds s.mu.
+func (s *Server) registerAPIService(res *resource, u map[string]any, status any) {
+	o, err := s.create(&request{res: res}, u, writeOpts{manager: "kube-apiserver"}, false)
+	if err != nil {
+		s.logger.Warn("fake: APIService not registered", "name", u["metadata"], "err", err)
+		return
+	}
+	// Create drops the status, as for every resource with a status
+	// subresource; the aggregator then writes it.
+	withStatus := o.copy()
+	withStatus["status"] = status
+	rv := s.st.next()
+	(&unstructured.Unstructured{Object: withStatus}).SetResourceVersion(strconv.FormatUint(rv, 10))
+	s.put(watch.Modified, newObject(res, withStatus, rv), o)
+}
+
+// apiServiceName is the name of the APIService of a group-version.
+func apiServiceName(gv schema.GroupVersion) string { return gv.Version + "." + gv.Group }
+
+// crdAPIServices registers a local APIService for each group-version the
+// definition u serves that has none yet, as kube-apiserver does for custom
+// resources. Caller holds s.mu.
+func (s *Server) crdAPIServices(u map[string]any) {
+	res := s.reg.byGVR[apiServicesGVR]
+	if res == nil {
+		return
+	}
+	now := metav1.NewTime(s.clock.Now()).UTC().Format("2006-01-02T15:04:05Z")
+	for _, r := range crdResources(u) {
+		gv := r.gvr.GroupVersion()
+		if s.st.get(res, key{name: apiServiceName(gv)}) != nil {
 			continue
 		}
-		// Create drops the status, as for every resource with a status
-		// subresource; the aggregator then writes it.
-		withStatus := o.copy()
-		withStatus["status"] = status
-		rv := s.st.next()
-		(&unstructured.Unstructured{Object: withStatus}).SetResourceVersion(strconv.FormatUint(rv, 10))
-		s.put(watch.Modified, newObject(res, withStatus, rv), o)
+		s.registerAPIService(res, map[string]any{
+			"apiVersion": apiServicesGVR.GroupVersion().String(), "kind": "APIService",
+			"metadata": map[string]any{
+				"name":   apiServiceName(gv),
+				"labels": map[string]any{"kube-aggregator.kubernetes.io/automanaged": "true"},
+			},
+			"spec": map[string]any{"group": gv.Group, "version": gv.Version, "groupPriorityMinimum": int64(1000), "versionPriority": int64(100)},
+		}, map[string]any{"conditions": []any{map[string]any{
+			"type": "Available", "status": "True", "lastTransitionTime": now,
+			"reason": "Local", "message": "Local APIServices are always available",
+		}}})
+	}
+}
+
+// dropCRDAPIServices removes the automatic APIServices of the
+// group-versions no definition serves any more. Caller holds s.mu, after
+// the definition's resources left the registry.
+func (s *Server) dropCRDAPIServices(u map[string]any) {
+	res := s.reg.byGVR[apiServicesGVR]
+	if res == nil {
+		return
+	}
+	for _, r := range crdResources(u) {
+		gv := r.gvr.GroupVersion()
+		stillServed := false
+		for gvr := range s.reg.byGVR {
+			stillServed = stillServed || gvr.GroupVersion() == gv
+		}
+		if o := s.st.get(res, key{name: apiServiceName(gv)}); o != nil && !stillServed {
+			if o.meta().GetLabels()["kube-aggregator.kubernetes.io/automanaged"] == "true" {
+				s.remove(o)
+			}
+		}
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -748,6 +750,30 @@ func conformanceCases() []conformanceCase {
 				if !found {
 					e.Fatalf("spec %v: want a %s cause at %s, got %+v", tc.spec, tc.cause, tc.field, se.ErrStatus.Details)
 				}
+			}
+		}},
+		{"CustomResourceGroupVersionGetsAnAPIService", func(e *env) {
+			e.gadgets()
+			var u unstructured.Unstructured
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				err := e.c.Get().AbsPath("/apis/apiregistration.k8s.io/v1/apiservices", "v1."+widgetGroup).Do(e.ctx).Into(&u)
+				if err == nil {
+					break
+				}
+				if !apierrors.IsNotFound(err) || time.Now().After(deadline) {
+					e.Fatalf("APIService v1.%s: %v", widgetGroup, err)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			spec, _, _ := unstructured.NestedMap(u.Object, "spec")
+			want := map[string]any{"group": widgetGroup, "version": "v1", "groupPriorityMinimum": int64(1000), "versionPriority": int64(100)}
+			if !reflect.DeepEqual(spec, want) || u.GetLabels()["kube-aggregator.kubernetes.io/automanaged"] != "true" {
+				e.Fatalf("APIService spec %v labels %v", spec, u.GetLabels())
+			}
+			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+			if len(conds) != 1 || conds[0].(map[string]any)["reason"] != "Local" || conds[0].(map[string]any)["status"] != "True" {
+				e.Fatalf("APIService status %v", conds)
 			}
 		}},
 		{"CustomResourceUpdateRequiresResourceVersion", func(e *env) {

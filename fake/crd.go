@@ -63,6 +63,7 @@ func (s *Server) crdCreated(o *object) {
 	rv := s.st.next()
 	(&unstructured.Unstructured{Object: u}).SetResourceVersion(strconv.FormatUint(rv, 10))
 	s.put(watch.Modified, newObject(o.res, u, rv), o)
+	s.crdAPIServices(u)
 }
 
 func storedVersions(u map[string]any) []any {
@@ -93,6 +94,7 @@ func (s *Server) crdDeleted(o *object) {
 			delete(s.fms, fmKey{gvr: r.gvr, sub: "scale"})
 		}
 	}
+	s.dropCRDAPIServices(o.u)
 }
 
 // servedCRDVersion is one served version of a CustomResourceDefinition.

@@ -13,7 +13,10 @@
 // mounted anywhere. Like kube-apiserver, a new server holds the namespaces
 // default, kube-system, kube-public and kube-node-lease, and an APIService
 // (apiregistration.k8s.io/v1, available and local, with kube-apiserver's
-// priorities) for each group-version it serves. Seeded objects are created
+// priorities) for each group-version it serves; a CustomResourceDefinition
+// adds one (labelled automanaged, priorities 1000 and 100) for each
+// group-version it serves, removed with the last definition serving it.
+// Seeded objects are created
 // as by POST; the namespaces they live in are created when missing.
 // Everything is safe for concurrent use.
 //
@@ -262,8 +265,8 @@
 //     kube-apiserver serves only behind a feature gate is served if its
 //     version is GA.
 //   - APIServices are served in JSON only (no protobuf), no APIService is
-//     registered for the group-versions of CustomResourceDefinitions or of
-//     Options.AllVersions, and writing one aggregates nothing.
+//     registered for the group-versions of Options.AllVersions, and writing
+//     one aggregates nothing.
 //   - pods/resize does not refuse what kube-apiserver refuses (adding or
 //     removing containers, changing the QoS class) and sets no resize
 //     status or conditions.
