@@ -5,6 +5,7 @@ package faults_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -132,6 +133,9 @@ func (m *marker) Reconcile(ctx context.Context, req controller.Request) (control
 	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, markKey, want)
 	if _, err := m.cms.Namespace(req.Namespace).Patch(ctx, req.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		outcome = "error"
+		if errors.Is(err, leaderelection.ErrTermOver) {
+			outcome = "refused" // by the client: this replica's term was over
+		}
 		m.errs.Add(1)
 		m.lastErr.Store(err)
 		if apierrors.IsNotFound(err) {

@@ -18,6 +18,7 @@ type term struct {
 	mu    sync.Mutex
 	timer clock.Timer
 	ended bool
+	end   time.Time // when the term ends unless renewed first
 }
 
 func (t *term) isEnded() bool {
@@ -32,7 +33,8 @@ func (t *term) isEnded() bool {
 // beginTerm starts a term ending at end and runs OnStartedLeading.
 func (e *Elector) beginTerm(ctx context.Context, end time.Time) *term {
 	lctx, cancel := context.WithCancel(ctx)
-	t := &term{cancel: cancel, done: make(chan struct{})}
+	t := &term{cancel: cancel, done: make(chan struct{}), end: end}
+	lctx = context.WithValue(lctx, termKey{}, termWindow{t: t, clock: e.cfg.Clock})
 	e.leading.Store(true)
 	if e.cfg.Metrics != nil {
 		e.cfg.Metrics.SetLeading(e.cfg.Lock, true)
@@ -57,6 +59,7 @@ func (e *Elector) extendTerm(t *term, end time.Time) {
 		return
 	}
 	t.timer.Stop()
+	t.end = end
 	t.timer = e.cfg.Clock.AfterFunc(end.Sub(e.cfg.Clock.Now()), func() { e.endTerm(t) })
 }
 

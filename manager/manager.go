@@ -101,6 +101,12 @@ func New(opts Options) (*Manager, error) {
 		if opts.TracerProvider != nil {
 			rt = &traced{next: rt, tracer: opts.TracerProvider.Tracer(tracerName)}
 		}
+		if opts.LeaderElection != nil {
+			// Leader-only work whose term is over by the clock sends
+			// nothing, even before the term's timer has run (a process
+			// resumed after being stopped).
+			rt = leaderelection.GuardTransport(rt)
+		}
 		return rt
 	}
 	if cfg.Logger == nil {

@@ -65,7 +65,11 @@ type Options struct {
 	// Lease it names. Lock is required; an empty Identity means the host
 	// name plus a random suffix; Metrics and Logger are filled in; the
 	// Manager's own callbacks run before those given. Set ReleaseOnCancel
-	// for a fast hand-over on shutdown.
+	// for a fast hand-over on shutdown. The client then refuses, with an
+	// error wrapping leaderelection.ErrTermOver, every request of
+	// leader-only work whose term is over by the clock
+	// (leaderelection.GuardTransport), even before the term's context is
+	// cancelled.
 	LeaderElection *leaderelection.Config
 	// GracefulShutdownTimeout bounds the wait for runnables to return once
 	// the Manager stops. Zero means DefaultGracefulShutdownTimeout.
