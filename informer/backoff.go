@@ -71,3 +71,15 @@ func (s *backoffState) next(now time.Time) time.Duration {
 	s.last = now
 	return s.cfg.Jittered(s.current)
 }
+
+// watchLived records that a watch stayed open for d before it ended. A
+// watch that lived at least as long as the delay before it (and at least
+// Initial) shows a server healthy enough to start the backoff over: under
+// faults every few seconds the delay then stays near their interval
+// instead of climbing to Max, while a server that breaks every watch at
+// once still backs off as before.
+func (s *backoffState) watchLived(d time.Duration) {
+	if s.current > 0 && d >= max(s.current, s.cfg.Initial) {
+		s.current = 0
+	}
+}

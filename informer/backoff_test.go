@@ -59,6 +59,30 @@ func TestBackoff(t *testing.T) {
 	}
 }
 
+func TestBackoffStartsOverAfterAWatchThatOutlivedItsDelay(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	s := backoffState{cfg: reflectorBackoff(backoff.Backoff{Rand: func() float64 { return 0 }}, 0)}
+	steps := []struct {
+		name  string
+		lived time.Duration // how long the watch before this failure lived
+		want  time.Duration
+	}{
+		{"first failure", 0, 800 * time.Millisecond},
+		{"a watch shorter than the delay escalates", 500 * time.Millisecond, 1600 * time.Millisecond},
+		{"and again", time.Second, 3200 * time.Millisecond},
+		{"a watch that outlived the delay starts over", 5 * time.Second, 800 * time.Millisecond},
+		{"then escalates again", 100 * time.Millisecond, 1600 * time.Millisecond},
+	}
+	at := t0
+	for _, st := range steps {
+		at = at.Add(time.Second)
+		s.watchLived(st.lived)
+		if got := s.next(at); got != st.want {
+			t.Fatalf("%s: delay %v, want %v", st.name, got, st.want)
+		}
+	}
+}
+
 func TestReflectorBackoffOnFakeClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		boom := apierrors.NewInternalError(errString("etcd unavailable"))

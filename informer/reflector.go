@@ -112,7 +112,9 @@ type ReflectorOptions struct {
 	// Steps is ignored: the reflector never gives up.
 	Backoff backoff.Backoff
 	// BackoffResetAfter is how long without a failure starts the delay
-	// again from Backoff.Initial. Zero means two minutes.
+	// again from Backoff.Initial. Zero means two minutes. A watch that
+	// stayed open longer than the delay waited before it also starts the
+	// delay again, so that faults every few seconds do not push it to Max.
 	BackoffResetAfter time.Duration
 	// Clock is the time source; nil means the wall clock.
 	Clock clock.Clock
@@ -616,6 +618,7 @@ func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 		s.w = nil
 		s.phase = NeedWatch
 		now := r.clock.Now()
+		s.backoff.watchLived(now.Sub(s.started))
 		switch {
 		case err == nil && (s.events > 0 || now.Sub(s.started) >= shortWatch):
 			return 0
