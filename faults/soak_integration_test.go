@@ -7,7 +7,9 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -135,11 +137,16 @@ func TestSoak(t *testing.T) {
 		defer close(sampled)
 		tick := time.NewTicker(soakSampleEvery)
 		defer tick.Stop()
+		warm := false
 		for {
 			s := sample(time.Since(start))
 			mu.Lock()
 			samples = append(samples, s)
 			mu.Unlock()
+			if !warm && s.At >= soakWarmup {
+				warm = true
+				writeHeapProfile(t, "heap-warm.pprof")
+			}
 			t.Logf("sample %s: heap %.1f MiB, %d goroutines, %d sockets", s.At.Round(time.Second), float64(s.Heap)/(1<<20), s.Goroutines, s.Sockets)
 			select {
 			case <-ctx.Done():
@@ -157,6 +164,7 @@ func TestSoak(t *testing.T) {
 		sleepCtx(ctx, 2*time.Second)
 	}
 	<-sampled
+	writeHeapProfile(t, "heap-end.pprof")
 	p7.clear()
 	p4.SetMode(l4Pass)
 	sleepCtx(t.Context(), 2*time.Second)
@@ -248,4 +256,29 @@ func slope(xs, ys []float64) float64 {
 		return 0
 	}
 	return num / den
+}
+
+// writeHeapProfile writes the test process's heap profile (after a GC)
+// as name into the directory KUBEGO_SOAK_PROFILES names, if it is set
+// (make soak sets it): compare the warm and end profiles with
+// go tool pprof -base heap-warm.pprof heap-end.pprof.
+func writeHeapProfile(t *testing.T, name string) {
+	dir := os.Getenv("KUBEGO_SOAK_PROFILES")
+	if dir == "" {
+		return
+	}
+	runtime.GC()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Errorf("heap profile: %v", err)
+		return
+	}
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		t.Errorf("heap profile: %v", err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		t.Errorf("heap profile: %v", err)
+	}
 }
