@@ -13,6 +13,12 @@
 // decode to capture its LIST bodies), and the rows of the other benchmarks
 // are kept from the previous results/latest.json (the table names them).
 //
+// The controller benchmarks cr-labeler and cr-foo (controllers.go) compare
+// kubego with controller-runtime v0.25 instead, on a control plane of their
+// own, with -cr-n objects each (env BENCH_CR_N, 5000). With -render the
+// runner runs nothing and only re-renders latest.md and latest.svg from
+// latest.json.
+//
 // The decode and store benchmarks run after the control plane has stopped:
 // decode decodes a LIST page (-decode-page Pods, 500 by default) captured
 // once from the populated server, in JSON and protobuf (package
@@ -76,7 +82,15 @@ func main() {
 	flag.BoolVar(&o.profile, "profile", os.Getenv("PROFILE") != "" && os.Getenv("PROFILE") != "0", "save CPU and heap profiles of the kubego side (env PROFILE=1)")
 	flag.StringVar(&o.only, "only", os.Getenv("BENCH_ONLY"), "comma-separated benchmark names to run (env BENCH_ONLY); empty runs all")
 	flag.StringVar(&o.out, "out", "results", "directory for latest.json, latest.svg and profiles")
+	render := flag.Bool("render", false, "only re-render latest.md and latest.svg from latest.json (after editing it by hand)")
 	flag.Parse()
+	if *render {
+		if err := rerender(o.out); err != nil {
+			fmt.Fprintln(os.Stderr, "runner:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if o.labelerN == 0 {
 		o.labelerN = 5000
 		if o.pods < 20000 {

@@ -468,3 +468,16 @@ func (rep *report) write(dir string) error {
 	}
 	return os.WriteFile(filepath.Join(dir, "latest.svg"), []byte(rep.svg()), 0o644)
 }
+
+// rerender rewrites latest.md and latest.svg of dir from its latest.json.
+func rerender(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "latest.json"))
+	if err != nil {
+		return err
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return err
+	}
+	return rep.write(dir)
+}

@@ -6,9 +6,10 @@
 // Reconciler that reads through the manager's cached client and writes
 // with Patch), with default options, on the cluster of $KUBECONFIG.
 //
-// Defaults are kept where the kubego side keeps its own: one worker per
-// controller, a cache of whole objects, no client-side throttling
-// (controller-runtime's GetConfig disables it), the priority queue. Only
+// Each side keeps its defaults: one worker per controller (the kubego
+// labeler's own default is 4), a cache of whole objects, no client-side
+// throttling (controller-runtime's GetConfig disables it), the priority
+// queue. Only
 // what would make the comparison unequal is set: the metrics server is off
 // (kubego's manager serves none unless asked), the labeler's cache is
 // limited to its namespace (as the kubego labeler's informer is), and the
