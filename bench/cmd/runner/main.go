@@ -13,6 +13,12 @@
 // decode to capture its LIST bodies), and the rows of the other benchmarks
 // are kept from the previous results/latest.json (the table names them).
 //
+// The controller benchmarks cr-labeler and cr-foo (controllers.go) compare
+// kubego with controller-runtime v0.25 instead, on a control plane of their
+// own, with -cr-n objects each (env BENCH_CR_N, 5000). With -render the
+// runner runs nothing and only re-renders latest.md and latest.svg from
+// latest.json.
+//
 // The decode and store benchmarks run after the control plane has stopped:
 // decode decodes a LIST page (-decode-page Pods, 500 by default) captured
 // once from the populated server, in JSON and protobuf (package
@@ -55,6 +61,7 @@ func envInt(name string, def int) int {
 
 type options struct {
 	runs, pods, wqKeys, labelerN int
+	crN                          int
 	decodePage, storeObjects     int
 	storeWindow                  time.Duration
 	profile                      bool
@@ -68,13 +75,22 @@ func main() {
 	flag.IntVar(&o.pods, "pods", envInt("BENCH_PODS", 20000), "Pods to populate (env BENCH_PODS)")
 	flag.IntVar(&o.wqKeys, "wq-keys", envInt("BENCH_WQ_KEYS", 1_000_000), "workqueue keys (env BENCH_WQ_KEYS)")
 	flag.IntVar(&o.labelerN, "labeler-n", envInt("BENCH_LABELER_N", 0), "Deployments for the labeler (default: 5000, or pods/4 when fewer than 20000 pods)")
+	flag.IntVar(&o.crN, "cr-n", envInt("BENCH_CR_N", 5000), "objects of the controller benchmarks against controller-runtime (env BENCH_CR_N; 20000 for the issue's cold start)")
 	flag.IntVar(&o.decodePage, "decode-page", envInt("BENCH_DECODE_PAGE", 500), "Pods in the LIST page the decode benchmark decodes (env BENCH_DECODE_PAGE)")
 	flag.IntVar(&o.storeObjects, "store-objects", envInt("BENCH_STORE_OBJECTS", 10000), "cached Pods of the store benchmark (env BENCH_STORE_OBJECTS)")
 	flag.DurationVar(&o.storeWindow, "store-window", 5*time.Second, "measurement window of each loaded phase of the store benchmark")
 	flag.BoolVar(&o.profile, "profile", os.Getenv("PROFILE") != "" && os.Getenv("PROFILE") != "0", "save CPU and heap profiles of the kubego side (env PROFILE=1)")
 	flag.StringVar(&o.only, "only", os.Getenv("BENCH_ONLY"), "comma-separated benchmark names to run (env BENCH_ONLY); empty runs all")
 	flag.StringVar(&o.out, "out", "results", "directory for latest.json, latest.svg and profiles")
+	render := flag.Bool("render", false, "only re-render latest.md and latest.svg from latest.json (after editing it by hand)")
 	flag.Parse()
+	if *render {
+		if err := rerender(o.out); err != nil {
+			fmt.Fprintln(os.Stderr, "runner:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if o.labelerN == 0 {
 		o.labelerN = 5000
 		if o.pods < 20000 {
@@ -221,6 +237,14 @@ func run(ctx context.Context, o options) error {
 			rep.Missing = append(rep.Missing, "labeler (failed: "+err.Error()+")")
 		}
 	}
+	if slices.ContainsFunc(crWorkloads, want) {
+		if bins["ctl-kubego"] == "" || bins["ctl-controller-runtime"] == "" {
+			rep.Missing = append(rep.Missing, "controller benchmarks (bench/controllers did not build)")
+		} else if err := rep.controllers(ctx, o, bins, want); err != nil {
+			logf("controller benchmarks failed: %v", err)
+			rep.Missing = append(rep.Missing, "controller benchmarks (failed: "+err.Error()+")")
+		}
+	}
 	rep.Seconds = time.Since(began).Seconds()
 	rep.PopulateSeconds = populateTime.Seconds()
 	rep.LoadAfter = loadavg()
@@ -238,24 +262,29 @@ func run(ctx context.Context, o options) error {
 
 // binaries names the binaries of each benchmark and their packages.
 var binaries = map[string]map[string]string{
-	"informer":  {"kubego": "./informer/kubego", "client-go": "./informer/clientgo"},
-	"workqueue": {"workqueue": "./workqueue"},
-	"labeler":   {"labeler": "./labeler"},
-	"decode":    {"decode-kubego": "./decode/kubego", "decode-client-go": "./decode/clientgo"},
-	"store":     {"store-kubego": "./store/kubego", "store-client-go": "./store/clientgo"},
+	"informer":    {"kubego": "./informer/kubego", "client-go": "./informer/clientgo"},
+	"workqueue":   {"workqueue": "./workqueue"},
+	"labeler":     {"labeler": "./labeler"},
+	"decode":      {"decode-kubego": "./decode/kubego", "decode-client-go": "./decode/clientgo"},
+	"store":       {"store-kubego": "./store/kubego", "store-client-go": "./store/clientgo"},
+	"controllers": {"ctl-kubego": "./controllers/kubego", "ctl-controller-runtime": "./controllers/ctrlruntime"},
 }
 
 // serverBenchmarks run against the populated control plane.
 var serverBenchmarks = []string{"sync", "sync-metadata", "sync-dynamic", "relist", "watch", "list"}
 
 // build compiles the binaries of the wanted benchmarks. A labeler that is
-// absent or does not build is skipped; any other failure is an error.
+// absent, or a labeler or controller binary that does not build, is
+// skipped; any other failure is an error.
 func build(ctx context.Context, dir string, want func(string) bool) (map[string]string, error) {
 	bins := map[string]string{}
 	for group, pkgs := range binaries {
 		wanted := want(group)
 		if group == "informer" {
 			wanted = slices.ContainsFunc(serverBenchmarks, want)
+		}
+		if group == "controllers" {
+			wanted = slices.ContainsFunc(crWorkloads, want)
 		}
 		if !wanted {
 			continue
@@ -271,8 +300,8 @@ func build(ctx context.Context, dir string, want func(string) bool) (map[string]
 			cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
 			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 			if err := cmd.Run(); err != nil {
-				if group == "labeler" {
-					logf("labeler does not build, skipping it: %v", err)
+				if group == "labeler" || group == "controllers" {
+					logf("%s does not build, skipping it: %v", pkg, err)
 					continue
 				}
 				return nil, fmt.Errorf("building %s: %w", pkg, err)

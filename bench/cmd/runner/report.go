@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,16 +32,20 @@ type row struct {
 }
 
 type report struct {
-	Started         string   `json:"started"`
-	Seconds         float64  `json:"seconds"`
-	PopulateSeconds float64  `json:"populate_seconds"`
-	Runs            int      `json:"runs"`
-	Pods            int      `json:"pods"`
-	GOMAXPROCS      int      `json:"gomaxprocs"`
-	LoadBefore      string   `json:"loadavg_before"`
-	LoadAfter       string   `json:"loadavg_after"`
-	Rows            []row    `json:"rows"`
-	Missing         []string `json:"missing,omitempty"`
+	Started         string  `json:"started"`
+	Seconds         float64 `json:"seconds"`
+	PopulateSeconds float64 `json:"populate_seconds"`
+	Runs            int     `json:"runs"`
+	Pods            int     `json:"pods"`
+	// CRObjects is the number of objects of each controller benchmark
+	// against controller-runtime; their rows' client_go fields hold
+	// controller-runtime's figures.
+	CRObjects  int      `json:"cr_objects,omitempty"`
+	GOMAXPROCS int      `json:"gomaxprocs"`
+	LoadBefore string   `json:"loadavg_before"`
+	LoadAfter  string   `json:"loadavg_after"`
+	Rows       []row    `json:"rows"`
+	Missing    []string `json:"missing,omitempty"`
 	// Kept names the benchmarks whose rows were copied from an earlier
 	// run (a run with -only keeps the rows it did not re-run).
 	Kept []string `json:"kept,omitempty"`
@@ -66,6 +71,27 @@ var targets = map[string]target{
 	"labeler/labeler_over_bare":     {"kubego ≤ 1.1", func(r row) bool { return r.Kubego <= 1.1 }},
 	"store/writes_per_sec":          {"≥ 100", func(r row) bool { return r.Ratio >= 100 }},
 	"store/lists_per_sec":           {"≥ 1.0", func(r row) bool { return r.Ratio >= 1.0 }},
+}
+
+// The targets against controller-runtime, the same on both workloads.
+func init() {
+	for _, w := range crWorkloads {
+		targets[w+"/converge_seconds"] = target{"≤ 0.8", func(r row) bool { return r.Ratio <= 0.8 }}
+		targets[w+"/cpu_seconds"] = target{"≤ 0.5", func(r row) bool { return r.Ratio <= 0.5 }}
+		targets[w+"/peak_rss_mb"] = target{"≤ 0.4", func(r row) bool { return r.Ratio <= 0.4 }}
+		targets[w+"/requests_total"] = target{"≤ 1.0", func(r row) bool { return r.Ratio <= 1.0 }}
+		targets[w+"/restart_seconds"] = target{"≤ 0.3", func(r row) bool { return r.Ratio <= 0.3 }}
+		shown[w] = []string{
+			"converge_seconds", "cpu_seconds", "peak_rss_mb", "live_heap_mb", "reconciles",
+			"requests_total", "requests_list", "requests_watch", "requests_get", "requests_create", "requests_update", "requests_patch",
+			"restart_seconds", "restart_cpu_seconds", "restart_reconciles",
+		}
+		// The kubego labeler reconciles nothing on a restart (its informer
+		// holds only unlabeled Deployments): the cold start is the Foos'.
+		if w == "cr-foo" {
+			shown[w] = append(shown[w], "coldstart_seconds")
+		}
+	}
 }
 
 // shown lists, per benchmark, the metrics printed in the table (all are
@@ -320,7 +346,7 @@ func (rep *report) finish() {
 }
 
 // order is the benchmarks' order in the table.
-var order = []string{"sync", "sync-metadata", "sync-dynamic", "relist", "watch", "list", "decode", "workqueue", "store", "labeler"}
+var order = []string{"sync", "sync-metadata", "sync-dynamic", "relist", "watch", "list", "decode", "workqueue", "store", "labeler", "cr-labeler", "cr-foo"}
 
 // keep copies into rep the rows of the earlier report at path for the
 // benchmarks rep did not run, and sorts the rows into table order. A
@@ -344,6 +370,9 @@ func (rep *report) keep(path string) {
 			continue
 		}
 		rep.Rows = append(rep.Rows, r)
+		if contains(crWorkloads, r.Benchmark) && rep.CRObjects == 0 {
+			rep.CRObjects = old.CRObjects
+		}
 		if !kept[r.Benchmark] {
 			kept[r.Benchmark] = true
 			rep.Kept = append(rep.Kept, fmt.Sprintf("%s (run of %s, %d Pods)", r.Benchmark, old.Started, old.Pods))
@@ -374,20 +403,12 @@ func (rep *report) table() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nkubego vs client-go v0.37.2 — %d Pods, medians of %d runs each, GOMAXPROCS %d, load average %s → %s, %.0f s total\n\n",
 		rep.Pods, rep.Runs, rep.GOMAXPROCS, rep.LoadBefore, rep.LoadAfter, rep.Seconds)
-	b.WriteString("| benchmark | metric | kubego | client-go | kubego/client-go | target | met |\n|---|---|---:|---:|---:|---|---|\n")
-	for _, r := range rep.Rows {
-		if !contains(shown[r.Benchmark], r.Metric) {
-			continue
-		}
-		cg, ratio := fmtNum(r.ClientGo), fmt.Sprintf("%.2f", r.Ratio)
-		if len(r.CGAll) == 0 {
-			cg, ratio = "—", "—"
-		}
-		met := ""
-		if r.Met != nil {
-			met = map[bool]string{true: "yes", false: "**no**"}[*r.Met]
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Benchmark, r.Metric, fmtNum(r.Kubego), cg, ratio, r.Target, met)
+	if slices.ContainsFunc(rep.Rows, func(r row) bool { return !contains(crWorkloads, r.Benchmark) }) {
+		rep.rows(&b, "client-go", func(r row) bool { return !contains(crWorkloads, r.Benchmark) })
+	}
+	if slices.ContainsFunc(rep.Rows, func(r row) bool { return contains(crWorkloads, r.Benchmark) }) {
+		fmt.Fprintf(&b, "\nkubego vs controller-runtime v0.25.2 (client-go v0.37.2) — %d objects per workload\n\n", rep.CRObjects)
+		rep.rows(&b, "controller-runtime", func(r row) bool { return contains(crWorkloads, r.Benchmark) })
 	}
 	if len(rep.Kept) > 0 {
 		fmt.Fprintf(&b, "\nkept from earlier runs: %s\n", strings.Join(rep.Kept, "; "))
@@ -396,6 +417,29 @@ func (rep *report) table() string {
 		fmt.Fprintf(&b, "\nmissing: %s\n", m)
 	}
 	return b.String()
+}
+
+// rows renders the shown rows that pass keep, against the library named
+// other (the second column).
+func (rep *report) rows(b *strings.Builder, other string, keep func(row) bool) {
+	fmt.Fprintf(b, "| benchmark | metric | kubego | %[1]s | kubego/%[1]s | target | met |\n|---|---|---:|---:|---:|---|---|\n", other)
+	for _, r := range rep.Rows {
+		if !contains(shown[r.Benchmark], r.Metric) || !keep(r) {
+			continue
+		}
+		cg, ratio := fmtNum(r.ClientGo), fmt.Sprintf("%.2f", r.Ratio)
+		if r.ClientGo == 0 {
+			ratio = "—"
+		}
+		if len(r.CGAll) == 0 {
+			cg, ratio = "—", "—"
+		}
+		met := ""
+		if r.Met != nil {
+			met = map[bool]string{true: "yes", false: "**no**"}[*r.Met]
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Benchmark, r.Metric, fmtNum(r.Kubego), cg, ratio, r.Target, met)
+	}
 }
 
 func fmtNum(v float64) string {
@@ -423,4 +467,17 @@ func (rep *report) write(dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "latest.svg"), []byte(rep.svg()), 0o644)
+}
+
+// rerender rewrites latest.md and latest.svg of dir from its latest.json.
+func rerender(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "latest.json"))
+	if err != nil {
+		return err
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return err
+	}
+	return rep.write(dir)
 }

@@ -98,3 +98,26 @@ func TestLabelerSamplesPairRoundsIntoBlocks(t *testing.T) {
 		})
 	}
 }
+
+func TestTableShowsControllerRuntimeRowsInTheirOwnTable(t *testing.T) {
+	rep := &report{Runs: 1, CRObjects: 5000}
+	rep.add("sync", "kubego", sample{"sync_seconds": 1})
+	rep.add("sync", "client-go", sample{"sync_seconds": 2})
+	rep.add("cr-foo", "kubego", sample{"converge_seconds": 4, "requests_get": 0})
+	rep.add("cr-foo", "client-go", sample{"converge_seconds": 10, "requests_get": 0})
+	rep.finish()
+	out := rep.table()
+	first, second, ok := strings.Cut(out, "kubego vs controller-runtime v0.25.2")
+	if !ok {
+		t.Fatalf("no controller-runtime table in:\n%s", out)
+	}
+	if strings.Contains(first, "cr-foo") || !strings.Contains(first, "| sync | sync_seconds |") {
+		t.Fatalf("the client-go table holds the wrong rows:\n%s", first)
+	}
+	if !strings.Contains(second, "| cr-foo | converge_seconds | 4 | 10.0 | 0.40 | ≤ 0.8 | yes |") {
+		t.Fatalf("converge row missing or wrong in:\n%s", second)
+	}
+	if !strings.Contains(second, "| cr-foo | requests_get | 0 | 0 | — |") {
+		t.Fatalf("a metric zero on both sides should have no ratio:\n%s", second)
+	}
+}
