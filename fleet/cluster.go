@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/rest"
@@ -21,6 +23,9 @@ type Options struct {
 	// Informers configure the cluster's informer factory. A nil Logger is
 	// replaced by Options.Logger; OneInformerPerType is always set.
 	Informers informer.FactoryOptions
+	// Clock times the late closes of idle connections after Stop; nil
+	// means the wall clock.
+	Clock clock.Clock
 	// Logger receives the cluster's records (and its client's, when the
 	// rest.Config names no logger), with a "cluster" attribute. Nil means
 	// warnings and errors go to slog.Default() and the rest nowhere.
@@ -41,6 +46,7 @@ type Options struct {
 type Cluster struct {
 	name    string
 	log     *slog.Logger
+	clock   clock.Clock
 	client  *client.Client
 	factory *informer.Factory
 
@@ -85,6 +91,7 @@ func New(name string, cfg *rest.Config, opts Options) (*Cluster, error) {
 	return &Cluster{
 		name:    name,
 		log:     log,
+		clock:   clock.Or(opts.Clock),
 		client:  cl,
 		factory: informer.NewFactory(cl, fo),
 		readers: map[reflect.Type]releaser{},
@@ -135,7 +142,10 @@ func (c *Cluster) WaitForSync(ctx context.Context) error {
 
 // Stop ends the cluster: it stops its informers and waits for them to
 // return, releases the readers made by Reader (their caches are freed),
-// and closes the idle connections of its client's pool. Informers that
+// and closes the idle connections of its client's pool, at once and again
+// during the next seconds (a closed watch's stream leaves its connection
+// a moment after the watch returns), so that no connection to the cluster
+// stays open once no client uses it. Informers that
 // other code still holds (a controller's sources) stop too, as their
 // factory's context ends. Stop is idempotent; concurrent calls all return
 // once it is done. It returns the factory's error (mutations of cached
@@ -163,7 +173,13 @@ func (c *Cluster) Stop() error {
 	if cancel != nil {
 		err = c.factory.Wait()
 	}
-	c.client.REST().CloseIdleConnections()
+	// The streams of the watches just closed leave their connections
+	// a moment later: close the idle ones now and again shortly after.
+	closeIdle := c.client.REST().CloseIdleConnections
+	closeIdle()
+	for _, d := range []time.Duration{100 * time.Millisecond, time.Second, 5 * time.Second} {
+		c.clock.AfterFunc(d, closeIdle)
+	}
 	close(c.done)
 	return err
 }

@@ -26,6 +26,8 @@ import (
 // seen records the Requests a multi-cluster reconciler handled, after it
 // found each object through the reader of the Request's cluster.
 type seen struct {
+	opts informer.SharedOptions // of the controller's source, and so of the reader
+
 	mu   sync.Mutex
 	reqs map[string]int // "namespace/name@cluster" → reconciles
 	errs []error
@@ -45,7 +47,7 @@ func (s *seen) reconciler(mgr *manager.Manager) controller.Reconciler {
 		if err != nil {
 			return controller.Result{}, controller.TerminalError(err)
 		}
-		cms, err := fleet.Reader[*corev1.ConfigMap](cl, informer.ReaderOptions{})
+		cms, err := fleet.Reader[*corev1.ConfigMap](cl, informer.ReaderOptions{Informer: s.opts})
 		if err != nil {
 			return controller.Result{}, err
 		}
@@ -65,7 +67,8 @@ func (s *seen) reconciler(mgr *manager.Manager) controller.Reconciler {
 }
 
 func configMap(cluster, name string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"cluster": cluster}}
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, Labels: map[string]string{"multicluster": "test"}},
+		Data: map[string]string{"cluster": cluster}}
 }
 
 func create(ctx context.Context, t *testing.T, cfg *rest.Config, cluster, name string) {
