@@ -136,9 +136,10 @@ func (m *Manager) newCluster(name string, cfg *rest.Config) (*fleet.Cluster, err
 // ReplaceCluster puts a cluster built from cfg in the place of the one
 // held under name, if any: the old one is removed (see RemoveCluster),
 // then the new one added (see AddCluster), under one lock, so that no
-// other change of the clusters comes between. Requests of the old cluster
-// still queued are dropped; the new cluster's informers list everything
-// again. It returns AddCluster's errors.
+// other change of the clusters comes between. The old cluster's
+// reconcile in flight is cancelled; its Requests still queued name the
+// same cluster and so are reconciled against the new one, whose informers
+// list everything again anyway. It returns AddCluster's errors.
 func (m *Manager) ReplaceCluster(name string, cfg *rest.Config) (*fleet.Cluster, error) {
 	if name == "" {
 		return nil, &fleet.Error{Cluster: name, Err: fmt.Errorf("%w: empty name (the host cluster's)", fleet.ErrInvalid)}
