@@ -70,9 +70,8 @@ func (s Secrets) Run(ctx context.Context, set Set) error {
 		s.Name = func(sec *corev1.Secret) string { return sec.Name }
 	}
 	fo := s.Informers
-	fo.Logger = defaultlog.Or(s.Logger)
-	if s.Informers.Logger != nil {
-		fo.Logger = s.Informers.Logger
+	if fo.Logger == nil {
+		fo.Logger = defaultlog.Or(s.Logger)
 	}
 	f := informer.NewFactory(s.Client, fo)
 	inf := informer.Shared[*corev1.Secret](f, informer.SharedOptions{Namespace: s.Namespace, LabelSelector: s.LabelSelector})
