@@ -13,10 +13,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/fleet"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/kubeconfig"
 	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/testenv"
@@ -89,13 +92,25 @@ func establishedTo(t *testing.T, port int) int {
 }
 
 // One multi-cluster controller over three real clusters: clusters added
-// while it runs are reconciled, a cluster whose API server is killed
-// stalls none of the others, and a removed cluster leaves no goroutine,
-// connection or cache behind.
+// while it runs (by hand, and by a kubeconfig Secret in the host) are
+// reconciled, a cluster whose API server is killed stalls none of the
+// others, and a removed cluster (by hand, and by deleting its Secret)
+// leaves no goroutine, connection or cache behind.
 func TestManyClustersOnRealControlPlanes(t *testing.T) {
 	host := testenv.Shared(t)
 	planes := startClusters(t, host, "east", "west")
 	ctx := t.Context()
+	suffix := strconv.FormatInt(time.Now().UnixNano(), 36)
+	name := func(n string) string { return n + "-" + suffix }
+	hub, err := client.NewForConfig(host.Config(), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := name("fleet")
+	if _, err := client.Typed[*corev1.Namespace](hub).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	secrets := client.Typed[*corev1.Secret](hub).Namespace(ns)
 
 	mgr, err := manager.New(manager.Options{Config: host.Config(), Logger: kubegotest.Logger(t, nil)})
 	if err != nil {
@@ -107,23 +122,35 @@ func TestManyClustersOnRealControlPlanes(t *testing.T) {
 		Sources:                 []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{Informer: s.opts})}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := mgr.AddProvider(fleet.Secrets{Client: mgr.Client(), Namespace: ns, Logger: kubegotest.Logger(t, nil)}); err != nil {
+		t.Fatal(err)
+	}
 	stop := startManager(t, mgr)
 	defer stop()
-	suffix := strconv.FormatInt(time.Now().UnixNano(), 36)
-	name := func(n string) string { return n + "-" + suffix }
 	create(ctx, t, host.Config(), "", name("a"))
 	kubegotest.Eventually(ctx, t, reconciled(&s, "default/"+name("a")))
 	runtime.GC()
 	before := runtime.NumGoroutine()
 
-	// Two clusters added while the Manager runs.
+	// Two clusters added while the Manager runs: east by hand, west by its
+	// kubeconfig Secret in the host.
+	if _, err := mgr.AddCluster("east", planes["east"].Config()); err != nil {
+		t.Fatal(err)
+	}
+	kc, err := kubeconfig.Marshal(kubeconfig.FromRESTConfig(planes["west"].Config(), "west", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := time.Now()
+	if _, err := secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "west", Labels: map[string]string{fleet.SecretLabel: "true"}},
+		Data: map[string][]byte{fleet.SecretKey: kc}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []string{"east", "west"} {
-		if _, err := mgr.AddCluster(c, planes[c].Config()); err != nil {
-			t.Fatal(err)
-		}
 		create(ctx, t, planes[c].Config(), c, name("a"))
 	}
 	kubegotest.Eventually(ctx, t, reconciled(&s, "default/"+name("a")+"@east", "default/"+name("a")+"@west"))
+	t.Logf("an object of the cluster of a new kubeconfig Secret reconciled %v after the Secret was created", time.Since(added).Round(time.Millisecond))
 	westCl, err := mgr.Cluster("west")
 	if err != nil {
 		t.Fatal(err)
@@ -147,13 +174,22 @@ func TestManyClustersOnRealControlPlanes(t *testing.T) {
 	if n := establishedTo(t, westPort); n == 0 {
 		t.Fatalf("no connection to west's API server while it is watched: the check below would prove nothing")
 	}
-	for _, c := range []string{"west", "east"} {
-		start := time.Now()
-		if err := mgr.RemoveCluster(c); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("RemoveCluster(%s) took %v", c, time.Since(start).Round(time.Millisecond))
+	start := time.Now()
+	if err := secrets.Delete(ctx, "west", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
 	}
+	kubegotest.Eventually(ctx, t, func(context.Context) error {
+		if _, err := mgr.Cluster("west"); !errors.Is(err, fleet.ErrUnknown) {
+			return fmt.Errorf("Cluster(west) = %v after its Secret was deleted, want ErrUnknown", err)
+		}
+		return nil
+	})
+	t.Logf("west removed %v after its Secret was deleted", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	if err := mgr.RemoveCluster("east"); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("RemoveCluster(east), whose API server is dead, took %v", time.Since(start).Round(time.Millisecond))
 	kubegotest.Eventually(ctx, t, func(context.Context) error {
 		if n := establishedTo(t, westPort); n != 0 {
 			return fmt.Errorf("%d connections to west's API server still open", n)
@@ -166,9 +202,6 @@ func TestManyClustersOnRealControlPlanes(t *testing.T) {
 	})
 	if _, err := westCMs.Get(ctx, informer.Key{Namespace: "default", Name: name("a")}); !errors.Is(err, informer.ErrStopped) {
 		t.Fatalf("read from a removed cluster's cache = %v, want ErrStopped", err)
-	}
-	if _, err := mgr.Cluster("west"); !errors.Is(err, fleet.ErrUnknown) {
-		t.Fatalf("Cluster of a removed name = %v, want ErrUnknown", err)
 	}
 	if got := mgr.ClusterNames(); len(got) != 0 {
 		t.Fatalf("ClusterNames after the removals = %v", got)
