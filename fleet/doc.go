@@ -42,8 +42,11 @@
 // context, or those chosen). Secrets watches kubeconfig Secrets in a hub
 // cluster (labelled SecretLabel, the kubeconfig under SecretKey): a new
 // Secret adds a cluster, a change of its kubeconfig replaces the cluster,
-// deleting it removes the cluster. A Provider of one's own implements Run
-// against a Set.
+// deleting it removes the cluster; a kubeconfig that names an exec plugin
+// or a local file is refused unless Secrets.AllowExecAndFiles (whoever
+// writes such a Secret would otherwise choose what this process runs or
+// which of its local credentials it sends where). A Provider of one's own
+// implements Run against a Set.
 //
 // # Errors
 //

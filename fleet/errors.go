@@ -19,6 +19,10 @@ var (
 	// ErrInvalid is wrapped by the error of New for a nil rest.Config, and
 	// of a Manager's AddCluster for an empty name.
 	ErrInvalid = errors.New("invalid cluster")
+	// ErrNotSelfContained is wrapped by the error of a kubeconfig Secret
+	// (see Secrets) that names an exec plugin or a local file, when
+	// Secrets.AllowExecAndFiles is off.
+	ErrNotSelfContained = errors.New("kubeconfig is not self-contained: exec plugin or local file")
 )
 
 // Error names the cluster an error is about. It wraps one of the sentinels

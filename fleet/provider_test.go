@@ -174,6 +174,17 @@ func TestSecretsProviderFollowsTheSecrets(t *testing.T) {
 	if _, err := secrets.Create(ctx, bad, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// A kubeconfig that would read a local file (or run a plugin) is
+	// refused.
+	local := kubeconfigSecret(t, "local", "", labels)
+	data, err := kubeconfig.Marshal(kubeconfig.FromRESTConfig(&rest.Config{Host: "https://evil:6443", BearerTokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token"}, "ctx", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	local.Data[fleet.SecretKey] = data
+	if _, err := secrets.Create(ctx, local, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	// A new kubeconfig replaces the cluster.
 	s, err = secrets.Get(ctx, "east", metav1.GetOptions{})
 	if err != nil {

@@ -46,6 +46,15 @@ type Secrets struct {
 	// Kubeconfig builds each config (exec plugin template, logger,
 	// AllowInsecureAuth); Overrides apply to every Secret.
 	Kubeconfig kubeconfig.Options
+	// AllowExecAndFiles lets a Secret's kubeconfig run exec credential
+	// plugins and read local files (token file, client certificate and
+	// key files, CA file). Off, such a kubeconfig is refused (logged, with
+	// ErrNotSelfContained): whoever may write a labelled Secret in the hub
+	// could otherwise run a command in this process, or have it send a
+	// local credential, such as its service account token, to a server
+	// of their choosing. Kubeconfigs with inline data only are always
+	// accepted.
+	AllowExecAndFiles bool
 	// Informers configure the Secret watch (reflector backoff, clock).
 	Informers informer.FactoryOptions
 	// Logger receives the provider's records. Nil means warnings and
@@ -124,7 +133,7 @@ func (w *secretWatch) apply(sec *corev1.Secret) {
 		log.Error("kubeconfig Secret skipped: empty cluster name")
 		return
 	}
-	cfg, err := secretConfig(sec, data, w.s.Kubeconfig)
+	cfg, err := secretConfig(sec, data, w.s.Kubeconfig, w.s.AllowExecAndFiles)
 	if err != nil {
 		log.Error("kubeconfig Secret skipped: unusable kubeconfig", "err", err)
 		return
@@ -162,8 +171,9 @@ func (w *secretWatch) remove(name string) {
 }
 
 // secretConfig builds the config of the current context of the kubeconfig
-// in data.
-func secretConfig(sec *corev1.Secret, data []byte, opts kubeconfig.Options) (*kubeconfig.ClientConfig, error) {
+// in data; unless allowLocal, a kubeconfig with an exec plugin or a file
+// reference anywhere is refused.
+func secretConfig(sec *corev1.Secret, data []byte, opts kubeconfig.Options, allowLocal bool) (*kubeconfig.ClientConfig, error) {
 	if len(data) == 0 {
 		return nil, errors.New("no data under the key")
 	}
@@ -171,5 +181,34 @@ func secretConfig(sec *corev1.Secret, data []byte, opts kubeconfig.Options) (*ku
 	if err != nil {
 		return nil, err
 	}
+	if !allowLocal {
+		if err := selfContained(f); err != nil {
+			return nil, err
+		}
+	}
 	return f.ClientConfig(opts)
+}
+
+// selfContained returns an error wrapping ErrNotSelfContained naming the
+// first entry of f that runs a plugin or reads a file.
+func selfContained(f *kubeconfig.File) error {
+	for name, u := range f.Users {
+		switch {
+		case u == nil:
+		case u.Exec != nil:
+			return fmt.Errorf("%w: users[%s].exec", ErrNotSelfContained, name)
+		case u.TokenFile != "":
+			return fmt.Errorf("%w: users[%s].tokenFile", ErrNotSelfContained, name)
+		case u.ClientCertificate != "":
+			return fmt.Errorf("%w: users[%s].client-certificate", ErrNotSelfContained, name)
+		case u.ClientKey != "":
+			return fmt.Errorf("%w: users[%s].client-key", ErrNotSelfContained, name)
+		}
+	}
+	for name, c := range f.Clusters {
+		if c != nil && c.CertificateAuthority != "" {
+			return fmt.Errorf("%w: clusters[%s].certificate-authority", ErrNotSelfContained, name)
+		}
+	}
+	return nil
 }
