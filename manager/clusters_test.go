@@ -18,6 +18,7 @@ import (
 	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/fleet"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/kubeconfig"
 	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/rest"
@@ -286,5 +287,61 @@ func TestSingleClusterControllerIgnoresOtherClusters(t *testing.T) {
 	kubegotest.Eventually(ctx, t, reconciled(&s, "default/a"))
 	if n := s.count("default/b@east"); n != 0 {
 		t.Fatalf("an object of another cluster was reconciled %d times", n)
+	}
+}
+
+// A provider adds its clusters to a running Manager; ReplaceCluster puts
+// another server under the same name, whose objects are then reconciled
+// while the old cluster's cache is gone; a stopped Manager takes no
+// cluster.
+func TestProviderAndReplaceCluster(t *testing.T) {
+	ctx := t.Context()
+	host, east, other := fake.NewServer(fake.Options{}), fake.NewServer(fake.Options{}), fake.NewServer(fake.Options{})
+	defer host.Close()
+	defer east.Close()
+	defer other.Close()
+	mgr, err := manager.New(manager.Options{Config: host.Config(), Logger: kubegotest.Logger(t, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s seen
+	if _, err := mgr.NewController(controller.Options{Name: "cms", Reconciler: s.reconciler(mgr), MultiCluster: true, SkipHostCluster: true,
+		Sources: []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{})}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.AddProvider(fleet.Kubeconfig{File: kubeconfig.FromRESTConfig(east.Config(), "east", "")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mgr.AddProvider(nil); !errors.Is(err, manager.ErrInvalidOptions) {
+		t.Fatalf("AddProvider(nil) = %v, want ErrInvalidOptions", err)
+	}
+	stop := startManager(t, mgr)
+	create(ctx, t, east.Config(), "east", "a")
+	kubegotest.Eventually(ctx, t, reconciled(&s, "default/a@east"))
+
+	old, err := mgr.Cluster("east")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mgr.ReplaceCluster("east", other.Config()); err != nil {
+		t.Fatal(err)
+	}
+	create(ctx, t, other.Config(), "east", "b")
+	kubegotest.Eventually(ctx, t, reconciled(&s, "default/b@east"))
+	if _, err := fleet.Reader[*corev1.ConfigMap](old, informer.ReaderOptions{}); !errors.Is(err, fleet.ErrRemoved) {
+		t.Fatalf("Reader of the replaced cluster = %v, want ErrRemoved", err)
+	}
+	if _, err := mgr.ReplaceCluster("west", other.Config()); err != nil {
+		t.Fatalf("ReplaceCluster of a name not held = %v, want it added", err)
+	}
+
+	stop()
+	if _, err := mgr.AddCluster("late", other.Config()); !errors.Is(err, manager.ErrStopped) {
+		t.Fatalf("AddCluster after the Manager stopped = %v, want ErrStopped", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.errs) > 0 {
+		t.Fatalf("reconciler errors: %v", s.errs)
 	}
 }
