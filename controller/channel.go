@@ -37,6 +37,8 @@ func (s *channelSource[E]) String() string {
 	return "Channel[" + reflect.TypeFor[E]().String() + "]"
 }
 
+func (s *channelSource[E]) clone() Source { return nil }
+
 func (s *channelSource[E]) bind(*binder) error {
 	if s.bound {
 		return fmt.Errorf("%w: %s", ErrSourceReused, s)

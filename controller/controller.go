@@ -15,7 +15,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/informer"
@@ -69,6 +68,22 @@ type Options struct {
 	// retries keep normal priority. The queue's guarantees (one worker per
 	// Request, deduplication, rate limiting, drain) are unchanged.
 	PriorityQueue bool
+	// MultiCluster makes the controller watch its sources in every cluster
+	// it is engaged with (Engage), besides the host cluster of the
+	// factory given to New; a manager.Manager engages it with each
+	// cluster it holds, present and future. The Sources are then
+	// templates: each cluster gets its own copy, on its own factory, and
+	// its Requests carry the cluster's name (Request.Cluster). The
+	// workers, queue, rate limiter and metrics are shared by all clusters;
+	// only the host's sources must sync before the workers start, and a
+	// cluster that is slow or unreachable holds up nothing but its own
+	// Requests. A Channel source is not copied: it runs once, and its
+	// Requests name their cluster themselves.
+	MultiCluster bool
+	// SkipHostCluster, with MultiCluster, watches the sources only in the
+	// engaged clusters, not on the factory given to New (a hub that holds
+	// the clusters' kubeconfigs but is not one of them).
+	SkipHostCluster bool
 	// SkipLeaderElection makes a manager.Manager with leader election run
 	// this controller on every replica, not only on the leader.
 	SkipLeaderElection bool
@@ -119,6 +134,17 @@ type Controller struct {
 	started atomic.Bool
 	synced  atomic.Bool
 	active  atomic.Int64
+
+	// sources run on the host cluster: Options.Sources, or with
+	// MultiCluster their copies (none with SkipHostCluster) and the
+	// Channel sources.
+	sources []Source
+	forType reflect.Type // the For source's, nil if none
+
+	mu       sync.Mutex
+	clusters map[string]*engagement // with MultiCluster: the engaged clusters
+	run      *enqueuer              // set while Start runs the sources; guarded by mu
+	ended    bool                   // Start has returned; guarded by mu
 }
 
 // New returns a Controller whose sources take their informers from
@@ -173,12 +199,17 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 			forType = s.goType()
 		}
 	}
+	if opts.SkipHostCluster && !opts.MultiCluster {
+		return nil, invalid("SkipHostCluster without MultiCluster")
+	}
 	c := &Controller{
-		name:    opts.Name,
-		opts:    opts,
-		factory: factory,
-		clock:   clock.Or(opts.Clock),
-		log:     opts.Logger,
+		name:     opts.Name,
+		opts:     opts,
+		factory:  factory,
+		clock:    clock.Or(opts.Clock),
+		log:      opts.Logger,
+		forType:  forType,
+		clusters: map[string]*engagement{},
 	}
 	c.log = defaultlog.Or(c.log)
 	if opts.TracerProvider != nil {
@@ -201,25 +232,11 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 		m.maxWorkers.WithLabelValues(c.name).Set(float64(opts.MaxConcurrentReconciles))
 		c.metrics.active.Set(0)
 	}
-	b := &binder{
-		factory: factory,
-		scheme:  opts.Scheme,
-		forKind: func() (schema.GroupKind, error) {
-			if forType == nil {
-				return schema.GroupKind{}, fmt.Errorf("%w: Owns needs a For source or SourceOptions.OwnerKind", ErrUnknownKind)
-			}
-			return kindOf(opts.Kinds, opts.Scheme, forType)
-		},
-		kinds: opts.Kinds,
+	sources, err := c.bindHost(factory)
+	if err != nil {
+		return nil, fmt.Errorf("controller %s: %w", c.name, err)
 	}
-	for i, s := range opts.Sources {
-		if err := s.bind(b); err != nil {
-			for _, done := range opts.Sources[:i] {
-				done.stop()
-			}
-			return nil, fmt.Errorf("controller %s: %w", c.name, err)
-		}
-	}
+	c.sources = sources
 	c.queue = workqueue.New(qopts)
 	return c, nil
 }
@@ -235,7 +252,7 @@ func (c *Controller) NeedLeaderElection() bool { return !c.opts.SkipLeaderElecti
 // HasSynced reports whether the informers of every source have synced
 // (a Channel source has none).
 func (c *Controller) HasSynced() bool {
-	for _, s := range c.opts.Sources {
+	for _, s := range c.sources {
 		if !s.hasSynced() {
 			return false
 		}
@@ -273,7 +290,8 @@ func (c *Controller) StartAbortable(ctx, abort context.Context) error {
 		return fmt.Errorf("controller %s: %w", c.name, ErrAlreadyStarted)
 	}
 	defer func() {
-		for _, s := range c.opts.Sources {
+		c.stopClusters()
+		for _, s := range c.sources {
 			s.stop()
 		}
 	}()
@@ -282,12 +300,13 @@ func (c *Controller) StartAbortable(ctx, abort context.Context) error {
 	if c.opts.PriorityQueue {
 		q.addLow = c.queue.AddLow
 	}
-	for _, s := range c.opts.Sources {
+	for _, s := range c.sources {
 		if err := s.start(q); err != nil {
 			c.queue.ShutDown()
 			return fmt.Errorf("controller %s: %w", c.name, err)
 		}
 	}
+	c.startClusters(q)
 	if err := c.waitForSync(ctx); err != nil {
 		c.queue.ShutDown()
 		if ctx.Err() != nil {
@@ -336,7 +355,7 @@ func (c *Controller) waitForSync(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(ctx, c.opts.CacheSyncTimeout)
 	defer cancel()
 	var errs []error
-	for _, s := range c.opts.Sources {
+	for _, s := range c.sources {
 		if err := s.waitForSync(sctx); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", s, err))
 		}
@@ -362,6 +381,18 @@ func (c *Controller) worker(ctx context.Context) {
 // Done exactly once.
 func (c *Controller) process(ctx context.Context, req Request) {
 	defer c.queue.Done(req)
+	var clusterCtx context.Context // the cluster's, while it is engaged
+	if req.Cluster != "" && c.opts.MultiCluster {
+		if clusterCtx = c.clusterContext(req.Cluster); clusterCtx == nil {
+			c.queue.Forget(req)
+			c.log.Debug("request of a cluster not engaged dropped", "request", req)
+			return
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(clusterCtx, cancel)()
+	}
 	if c.metrics != nil {
 		c.metrics.active.Set(float64(c.active.Add(1)))
 		defer func() { c.metrics.active.Set(float64(c.active.Add(-1))) }()
@@ -373,6 +404,12 @@ func (c *Controller) process(ctx context.Context, req Request) {
 
 	var result string
 	switch {
+	case clusterCtx != nil && clusterCtx.Err() != nil:
+		// The cluster was removed during the reconcile: nothing to retry.
+		c.queue.Forget(req)
+		endReconcileSpan(span, "cluster_removed", err)
+		c.log.Info("reconcile ended by the removal of its cluster; not retrying", "request", req, "err", err)
+		return
 	case err != nil && errors.Is(err, ErrTerminal):
 		result = "terminal_error"
 		c.queue.Forget(req)
@@ -427,7 +464,7 @@ func (c *Controller) call(ctx context.Context, req Request) (res Result, err err
 // name twice; a Channel source, which has no informer, yields nothing.
 func (c *Controller) SyncStates() iter.Seq2[string, bool] {
 	return func(yield func(string, bool) bool) {
-		for _, s := range c.opts.Sources {
+		for _, s := range c.sources {
 			name := s.informerName()
 			if name == "" {
 				continue

@@ -46,6 +46,22 @@
 //
 //	d, err := r.deployments.Get(ctx, req.Key) // apierrors.IsNotFound(err): deleted
 //
+// # Many clusters
+//
+// With Options.MultiCluster the sources are templates: the controller
+// watches them on the factory given to New (the host cluster; not with
+// SkipHostCluster) and, through Engage, in any number of other clusters,
+// each with its own copies on that cluster's factory. Request.Cluster
+// names the cluster of each Request ("" for the host), so equal keys in two
+// clusters are two Requests, and logs and spans carry it
+// ("namespace/name@cluster"). One queue and one set of workers serve every
+// cluster; only the host's sources must sync before the workers start, so
+// a cluster that is slow or unreachable holds up nothing but its own
+// Requests. Disengage stops a cluster's sources, cancels its reconcile in
+// flight (not retried) and drops its queued Requests. A manager.Manager
+// engages its MultiCluster controllers with every cluster it holds (see
+// package fleet).
+//
 // # Events from outside the cluster
 //
 // Channel makes a source of a Go channel: each value (a webhook call, a

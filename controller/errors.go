@@ -26,6 +26,14 @@ var (
 	// informer's *informer.SyncError, carrying the cause (403, missing
 	// resource, ...), is wrapped too.
 	ErrNotSynced = errors.New("caches did not sync")
+	// ErrDuplicateCluster is returned by Engage for a cluster name engaged
+	// already.
+	ErrDuplicateCluster = errors.New("cluster engaged already")
+	// ErrUnknownCluster is returned by Disengage for a cluster name not
+	// engaged.
+	ErrUnknownCluster = errors.New("cluster not engaged")
+	// ErrStopped is returned by Engage once Start has returned.
+	ErrStopped = errors.New("controller stopped")
 )
 
 // SyncError is returned by Controller.Start when its sources did not sync

@@ -13,14 +13,30 @@ import (
 // Controller ever hold the same Request at once.
 //
 // It embeds the object's informer.Key, so r.Namespace ("" for a
-// cluster-scoped object), r.Name and r.String() ("namespace/name", or
-// "name") are the key's, and r.Key looks the object up in a cache. It is a
-// type of its own rather than informer.Key so that what identifies a
-// reconcile can grow without changing what identifies a cached object.
-// Build one with Request{Key: informer.KeyOf(obj)} or
-// Request{Key: informer.Key{Namespace: ns, Name: name}}.
+// cluster-scoped object), r.Name and r.Key (to look the object up in a
+// cache) are the key's. It is a type of its own rather than informer.Key
+// so that what identifies a reconcile can grow without changing what
+// identifies a cached object: Cluster names the cluster the object lives
+// in, for a controller that watches several (Options.MultiCluster); it is
+// empty for the host cluster, the one of the factory given to New, and so
+// always for a single-cluster controller. Objects of the same key in two
+// clusters are two Requests. Build one with Request{Key: informer.KeyOf(obj)}
+// or Request{Key: informer.Key{Namespace: ns, Name: name}}, plus
+// Cluster: name for another cluster.
 type Request struct {
 	informer.Key
+	// Cluster is the name of the object's cluster; "" is the host cluster.
+	Cluster string
+}
+
+// String returns the key's "namespace/name" (or "name"), followed by
+// "@cluster" when Cluster is set. It is for logs and messages; it is not
+// parsed back.
+func (r Request) String() string {
+	if r.Cluster == "" {
+		return r.Key.String()
+	}
+	return r.Key.String() + "@" + r.Cluster
 }
 
 // Result tells the loop what to do after a successful reconcile. The zero

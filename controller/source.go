@@ -22,6 +22,9 @@ type Source interface {
 	String() string
 
 	bind(b *binder) error
+	// clone returns an unbound copy for another cluster, or nil for a
+	// source that is not per cluster (Channel).
+	clone() Source
 	start(q enqueuer) error
 	stop()
 	waitForSync(ctx context.Context) error
@@ -65,6 +68,19 @@ const (
 // itself unless Options.PriorityQueue).
 type enqueuer struct {
 	add, addLow func(Request)
+}
+
+// forCluster returns q stamping the Requests without a cluster with name.
+func (q enqueuer) forCluster(name string) enqueuer {
+	stamp := func(add func(Request)) func(Request) {
+		return func(r Request) {
+			if r.Cluster == "" {
+				r.Cluster = name
+			}
+			add(r)
+		}
+	}
+	return enqueuer{add: stamp(q.add), addLow: stamp(q.addLow)}
 }
 
 // binder is what a Source needs from its Controller when it is created.
@@ -136,6 +152,7 @@ type kindSource[T informer.Object] struct {
 	metadata bool
 	gvr      schema.GroupVersionResource
 
+	bound  bool // claimed by a Controller (as its source, or a template)
 	inf    *informer.Informer[T]
 	owner  schema.GroupKind
 	reg    *informer.Registration
@@ -160,8 +177,24 @@ func (s *kindSource[T]) String() string {
 	return verb + "[" + reflect.TypeFor[T]().String() + "]"
 }
 
+func (s *kindSource[T]) clone() Source {
+	return &kindSource[T]{kind: s.kind, opts: s.opts, mapFn: s.mapFn, metadata: s.metadata, gvr: s.gvr}
+}
+
 func (s *kindSource[T]) bind(b *binder) error {
-	if s.inf != nil {
+	if err := s.check(b); err != nil {
+		return err
+	}
+	if b.factory == nil {
+		return nil // a template: checked, never run
+	}
+	return s.acquire(b)
+}
+
+// check claims the source and finds what it needs without the server: the
+// owner kind of Owns, and (with b.kinds) that its type can be mapped.
+func (s *kindSource[T]) check(b *binder) error {
+	if s.bound {
 		return fmt.Errorf("%w: %s", ErrSourceReused, s)
 	}
 	if s.kind == kindOwns {
@@ -179,6 +212,12 @@ func (s *kindSource[T]) bind(b *binder) error {
 			return fmt.Errorf("%s: %w: %w", s, ErrUnknownKind, err)
 		}
 	}
+	s.bound = true
+	return nil
+}
+
+// acquire takes the source's informer from b's factory.
+func (s *kindSource[T]) acquire(b *binder) error {
 	if s.metadata {
 		minf, err := informer.AcquireMetadata(b.factory, s.gvr, s.opts.Informer)
 		if err != nil {

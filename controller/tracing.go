@@ -18,11 +18,15 @@ func startReconcileSpan(ctx context.Context, t trace.Tracer, controller string, 
 	if t == nil {
 		return ctx, nil
 	}
-	return t.Start(ctx, "Reconcile "+controller, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
+	attrs := []attribute.KeyValue{
 		attribute.String("kubego.controller", controller),
 		attribute.String("k8s.namespace.name", req.Namespace),
 		attribute.String("kubego.request.name", req.Name),
-	))
+	}
+	if req.Cluster != "" {
+		attrs = append(attrs, attribute.String("k8s.cluster.name", req.Cluster))
+	}
+	return t.Start(ctx, "Reconcile "+controller, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 }
 
 // endReconcileSpan records the outcome on span and ends it.

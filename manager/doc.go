@@ -30,6 +30,22 @@
 // start on the running factory, and Start waits for them to drain like
 // the others. Add reports ErrStopped once the Manager is stopping.
 //
+// # Many clusters
+//
+// Besides its own (host) cluster a Manager holds any number of others,
+// each a *fleet.Cluster with its own client, informer factory and
+// lifecycle: AddCluster, ReplaceCluster and RemoveCluster change them
+// while it runs, and AddProvider runs a fleet.Provider that does so
+// (fleet.Kubeconfig: the contexts of a kubeconfig; fleet.Secrets:
+// kubeconfig Secrets in the host cluster). Every controller made with
+// controller.Options.MultiCluster watches its sources in each cluster,
+// present and future; its Requests name their cluster, and the reconciler
+// finds that cluster's client and readers with Cluster(req.Cluster). A
+// cluster that cannot be reached stalls no other, and /readyz does not
+// wait for it (its sync state is the kubego_cluster_synced gauge).
+// Removing a cluster stops its sources and informers, drops its queued
+// Requests and closes its connections.
+//
 // # Reading the cluster
 //
 // Reader[T] gives a reconciler a cache-backed reader of one type (Get by

@@ -15,10 +15,10 @@ import (
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
+	"github.com/kubego/kubego/fleet"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/leaderelection"
-	"github.com/kubego/kubego/rest"
 )
 
 // Manager hosts the controllers of one process: it runs them and other
@@ -37,6 +37,19 @@ type Manager struct {
 	factory  *informer.Factory
 	registry *prometheus.Registry
 	elector  *leaderelection.Elector
+	host     *fleet.Cluster
+	// wrap adds the client metrics and spans to a cluster's transport.
+	wrap func(http.RoundTripper) http.RoundTripper
+
+	// The clusters besides the host (see clusters.go). cops serializes
+	// adding, replacing and removing them and engaging controllers;
+	// cmu guards the map and the fields below for quick lookups.
+	cops         sync.Mutex
+	cmu          sync.Mutex
+	clusters     map[string]*fleet.Cluster
+	multi        []*controller.Controller // the MultiCluster controllers; written under both locks
+	clusterCtx   context.Context          // set by Start: the clusters run under it
+	clustersDone bool                     // Start has stopped the clusters
 
 	healthz, readyz checks
 	recs            recorders
@@ -112,17 +125,19 @@ func New(opts Options) (*Manager, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = m.log
 	}
-	rc, err := rest.NewClient(&cfg)
+	m.wrap = func(rt http.RoundTripper) http.RoundTripper {
+		rt = cm.wrap(rt)
+		if opts.TracerProvider != nil {
+			rt = &traced{next: rt, tracer: opts.TracerProvider.Tracer(tracerName)}
+		}
+		return rt
+	}
+	host, err := fleet.New("", &cfg, fleet.Options{Client: opts.Client, Informers: opts.Informers, Logger: m.log})
 	if err != nil {
 		return nil, err
 	}
-	m.client = client.New(rc, opts.Client)
-	fo := opts.Informers
-	if fo.Logger == nil {
-		fo.Logger = m.log
-	}
-	fo.OneInformerPerType = true
-	m.factory = informer.NewFactory(m.client, fo)
+	m.host, m.client, m.factory = host, host.Client(), host.Factory()
+	m.clusters = map[string]*fleet.Cluster{}
 	if err := m.registry.Register(&syncCollector{m: m}); err != nil {
 		return nil, fmt.Errorf("informer metrics: %w", err)
 	}
@@ -253,6 +268,11 @@ func (m *Manager) NewController(opts controller.Options) (*controller.Controller
 	if err != nil {
 		return nil, err
 	}
+	if c.MultiCluster() {
+		if err := m.engageAll(c); err != nil {
+			return nil, err
+		}
+	}
 	if err := m.Add(c); err != nil {
 		return nil, err
 	}
@@ -291,11 +311,13 @@ func (m *Manager) Start(ctx context.Context) error {
 		grace, cancelGrace := context.WithTimeout(context.WithoutCancel(ctx), m.opts.GracefulShutdownTimeout)
 		defer cancelGrace()
 		m.shutdownRecorders(grace) // events recorded before Start
+		_ = m.stopClusters()       // none started: frees their readers
 		return err
 	}
 	defer stopServers()
 
 	m.factory.Start(ctx)
+	m.startClusters(ctx)
 
 	// From here on Add runs what it is given; the runnables added so far
 	// are started under the same lock, so none is run twice or missed.
@@ -341,6 +363,9 @@ func (m *Manager) Start(ctx context.Context) error {
 	// Events recorded while the runnables drained are written now, with
 	// what is left of the grace period, while the client still works.
 	m.shutdownRecorders(grace)
+	if err := m.stopClusters(); err != nil {
+		errs = append(errs, err)
+	}
 	if err := m.factory.Wait(); err != nil {
 		errs = append(errs, err)
 	}

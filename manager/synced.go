@@ -11,7 +11,9 @@ import (
 
 // The sync state of the informers of the controllers and of the readers
 // made with Reader is served twice: as the "informers" check of /readyz
-// and as the kubego_informer_synced gauge.
+// and as the kubego_informer_synced gauge. Those of the other clusters a
+// multi-cluster controller watches are only a gauge, kubego_cluster_synced:
+// a cluster that cannot be reached must not make the process unready.
 
 // syncer is what the readiness check needs from a Reader.
 type syncer interface {
@@ -76,7 +78,14 @@ type syncCollector struct{ m *Manager }
 var syncDesc = prometheus.NewDesc("kubego_informer_synced",
 	"1 when the informer has synced its cache, else 0.", []string{"informer"}, nil)
 
-func (c *syncCollector) Describe(ch chan<- *prometheus.Desc) { ch <- syncDesc }
+var clusterSyncDesc = prometheus.NewDesc("kubego_cluster_synced",
+	"1 when a multi-cluster controller's informers of the cluster have synced, else 0; one series per engaged cluster.",
+	[]string{"controller", "cluster"}, nil)
+
+func (c *syncCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- syncDesc
+	ch <- clusterSyncDesc
+}
 
 func (c *syncCollector) Collect(ch chan<- prometheus.Metric) {
 	for name, synced := range c.m.syncStates() {
@@ -86,6 +95,20 @@ func (c *syncCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		if metric, err := prometheus.NewConstMetric(syncDesc, prometheus.GaugeValue, v, name); err == nil {
 			ch <- metric
+		}
+	}
+	c.m.cmu.Lock()
+	multi := slices.Clone(c.m.multi)
+	c.m.cmu.Unlock()
+	for _, ctl := range multi {
+		for cluster, synced := range ctl.Clusters() {
+			v := 0.0
+			if synced {
+				v = 1
+			}
+			if metric, err := prometheus.NewConstMetric(clusterSyncDesc, prometheus.GaugeValue, v, ctl.Name(), cluster); err == nil {
+				ch <- metric
+			}
 		}
 	}
 }

@@ -30,8 +30,11 @@ const (
 // Clients built from Configs with equal TLS, proxy and HTTP/2 settings share
 // one connection pool.
 type Client struct {
-	base        *url.URL
-	http        *http.Client
+	base *url.URL
+	http *http.Client
+	// transport is the connection pool under http, shared with every
+	// client of equal transport settings.
+	transport   *http.Transport
 	scheme      *runtime.Scheme
 	json        *json.Serializer
 	proto       *protobuf.Serializer
@@ -127,6 +130,7 @@ func NewClient(cfg *Config) (*Client, error) {
 	}
 	c := &Client{
 		base:          base,
+		transport:     baseRT,
 		http:          &http.Client{Transport: rt, CheckRedirect: checkRedirect},
 		scheme:        s,
 		json:          json.NewSerializerWithOptions(json.DefaultMetaFactory, s, s, json.SerializerOptions{}),

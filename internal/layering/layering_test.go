@@ -39,6 +39,7 @@ var layers = map[string]int{
 	"objects":        6, // owner references, finalizers, create-or-update, merge patches
 	"kubegotest":     6, // test helpers: polling, test logger, events of an object
 	"authfilter":     6, // TokenReview + SubjectAccessReview in front of an HTTP handler
+	"fleet":          6, // a cluster (client + informer factory + lifecycle) and providers of clusters
 	"testenv":        7, // installs CRDs with package crd; kubeletstub: a stand-in kubelet
 	"controller":     7,
 	"manager":        8, // hosts controllers: probes, metrics, signals, leader election
