@@ -147,10 +147,12 @@ type cluster struct {
 	meta     *metadata.Client
 	ns       string
 	ring     string
+	total    int // objects of the ring, once known
 	rec      *recorder
 	log      *slog.Logger
-	work     time.Duration // each reconcile's pretend work
-	noRecord bool          // do not record reconciles (memory measurements)
+	work     time.Duration    // each reconcile's pretend work
+	leases   [3]time.Duration // LeaseDuration, RenewDeadline, RetryPeriod
+	noRecord bool             // do not record reconciles (memory measurements)
 	replicas map[string]*replica
 }
 
@@ -198,6 +200,7 @@ func newCluster(t *testing.T, cfg *rest.Config) *cluster {
 		t: t, cfg: cfg, c: c, meta: metadata.New(rc, metadata.Options{}), ns: ns, ring: "cms",
 		rec: newRecorder(), log: kubegotest.Logger(t, &slog.HandlerOptions{Level: level}),
 		work: 2 * time.Millisecond, replicas: map[string]*replica{},
+		leases: [3]time.Duration{leaseDuration, renewDeadline, retryPeriod},
 	}
 }
 
@@ -265,7 +268,7 @@ func (cl *cluster) startReplica(id string, withMember, withSharder bool) *replic
 	log := cl.log.With("replica", id)
 	m, err := sharding.NewMember(cl.c, sharding.MemberOptions{
 		Ring: cl.ring, Identity: id, Namespace: cl.ns,
-		LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
+		LeaseDuration: cl.leases[0], RenewDeadline: cl.leases[1], RetryPeriod: cl.leases[2],
 		Leases: r.memberLeases, Logger: log,
 	})
 	if err != nil {
@@ -274,7 +277,7 @@ func (cl *cluster) startReplica(id string, withMember, withSharder bool) *replic
 	s, err := sharding.NewSharder(cl.c, sharding.SharderOptions{
 		Ring: cl.ring, Namespace: cl.ns, Identity: id,
 		Resources:     []sharding.Resource{{Resource: configMaps, Kind: schema.GroupKind{Kind: "ConfigMap"}, Namespace: cl.ns}},
-		LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
+		LeaseDuration: cl.leases[0], RenewDeadline: cl.leases[1], RetryPeriod: cl.leases[2],
 		Leases: r.sharderLease, Logger: log,
 	})
 	if err != nil {
@@ -402,6 +405,17 @@ func (cl *cluster) settled(ctx context.Context, before map[string]string, since 
 	cl.t.Helper()
 	var owners map[string]string
 	err := kubegotest.Poll(ctx, func(ctx context.Context) error {
+		// Listing every object is work for the API server: do it only
+		// once the replicas' caches hold them all.
+		if cl.total > 0 {
+			sum := 0
+			for _, r := range cl.replicas {
+				sum += r.cached()
+			}
+			if sum != cl.total {
+				return fmt.Errorf("the replicas cache %d objects of %d", sum, cl.total)
+			}
+		}
 		o, err := cl.owners(ctx)
 		if err != nil {
 			return err
@@ -423,6 +437,7 @@ func (cl *cluster) settled(ctx context.Context, before map[string]string, since 
 			}
 		}
 		owners = o
+		cl.total = len(o)
 		return nil
 	})
 	if err != nil {

@@ -31,11 +31,13 @@ type Resource struct {
 	// Namespace limits sharding to one namespace; "" means all.
 	Namespace string
 	// Key chooses what the objects are hashed by. Nil means ObjectKey.
+	// It sees the objects as the sharder caches them: name, namespace,
+	// resourceVersion, labels and owner references, nothing else.
 	Key KeyFunc
 }
 
 // DefaultWorkers is SharderOptions.Workers when zero.
-const DefaultWorkers = 8
+const DefaultWorkers = 32
 
 // SharderOptions configure NewSharder. Ring, Namespace, Identity and at
 // least one Resource are required; every other field has a useful zero

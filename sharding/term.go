@@ -74,7 +74,7 @@ func (s *Sharder) lead(ctx context.Context) error {
 	}
 	var ctrls []*controller.Controller
 	for i, r := range s.opts.Resources {
-		opts := informer.SharedOptions{Namespace: r.Namespace}
+		opts := informer.SharedOptions{Namespace: r.Namespace, Transform: slim, TransformName: "sharding.slim"}
 		inf, err := informer.AcquireMetadata(f, r.Resource, opts)
 		if err != nil {
 			return err
@@ -109,9 +109,19 @@ func (s *Sharder) lead(ctx context.Context) error {
 		return err
 	}
 	t.members.update(ctx)
-	go t.members.run(ctx)
+	var membersDone sync.WaitGroup
+	membersDone.Go(func() { t.members.run(ctx) })
+	defer func() {
+		cancel()
+		membersDone.Wait()
+	}()
 	s.term.Store(t)
-	defer s.term.Store(nil)
+	defer func() {
+		s.term.Store(nil)
+		if s.metrics != nil {
+			s.metrics.members.Set(0)
+		}
+	}()
 	s.log.Info("leading: assigning objects", "members", t.members.current().ring.Members())
 
 	var (
@@ -134,6 +144,23 @@ func (s *Sharder) lead(ctx context.Context) error {
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// slim keeps of a cached object only what the sharder reads: name,
+// namespace, resourceVersion, labels and owner references.
+func slim(o informer.Object) informer.Object {
+	m, ok := o.(*metav1.PartialObjectMetadata)
+	if !ok {
+		return o
+	}
+	m.ObjectMeta = metav1.ObjectMeta{
+		Name:            m.Name,
+		Namespace:       m.Namespace,
+		ResourceVersion: m.ResourceVersion,
+		Labels:          m.Labels,
+		OwnerReferences: m.OwnerReferences,
+	}
+	return m
 }
 
 // assigner is the reconciler of one sharded resource during a term.
