@@ -39,10 +39,11 @@ func (a action) String() string {
 
 // decide returns what to do with an object owned by current ("" none),
 // carrying the drain label or not, whose key hashes to desired ("" when
-// the ring is empty), given which members are alive. It never gives an
-// object to a new member while a live one owns it: a live owner is
-// drained first, and only a gone one is skipped.
-func decide(current string, draining bool, desired string, alive func(string) bool) action {
+// the ring is empty), given the state of the members. It never gives an
+// object to a new member while its owner may act: an alive owner is
+// drained first, a fenced one is skipped, and the objects of one in
+// neither state wait.
+func decide(current string, draining bool, desired string, state func(string) memberState) action {
 	switch {
 	case desired == "":
 		return keep
@@ -53,11 +54,16 @@ func decide(current string, draining bool, desired string, alive func(string) bo
 			return undrain
 		}
 		return keep
-	case !alive(current):
-		return move
-	case draining:
-		return wait
-	default:
+	}
+	switch state(current) {
+	case alive:
+		if draining {
+			return wait
+		}
 		return drain
+	case fenced:
+		return move
+	default:
+		return wait
 	}
 }

@@ -3,7 +3,16 @@ package sharding
 import "testing"
 
 func TestDecide(t *testing.T) {
-	alive := func(m string) bool { return m == "a" || m == "b" }
+	state := func(m string) memberState {
+		switch m {
+		case "a", "b":
+			return alive
+		case "x":
+			return fenced
+		default:
+			return unknown
+		}
+	}
 	for _, tc := range []struct {
 		name     string
 		current  string
@@ -19,11 +28,12 @@ func TestDecide(t *testing.T) {
 		{"a drain no longer needed is withdrawn", "a", true, "a", undrain},
 		{"a live owner is drained, not bypassed", "a", false, "b", drain},
 		{"a drain under way waits for the acknowledgement", "a", true, "b", wait},
-		{"a gone owner's object moves at once", "x", false, "a", move},
-		{"a gone owner's draining object moves at once", "x", true, "a", move},
+		{"a fenced owner's object moves at once", "x", false, "a", move},
+		{"a fenced owner's draining object moves at once", "x", true, "a", move},
+		{"an owner neither alive nor fenced keeps its object for now", "y", false, "a", wait},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := decide(tc.current, tc.draining, tc.desired, alive); got != tc.want {
+			if got := decide(tc.current, tc.draining, tc.desired, state); got != tc.want {
 				t.Fatalf("decide(%q, %v, %q) = %v, want %v", tc.current, tc.draining, tc.desired, got, tc.want)
 			}
 		})

@@ -34,17 +34,25 @@
 //
 // A member is alive while its Lease names it as holder and has changed
 // within its duration, measured on the sharder's own clock from when it
-// saw the change; before a member is declared gone, its Lease is read again
-// with a consistent GET, so a lagging watch cannot make a live member look
-// dead. Lease timestamps are never compared with the local clock.
+// saw the change; Lease timestamps are never compared with the local
+// clock. A member that is gone (its Lease expired, released, or missing)
+// while objects still carry its label is fenced before any of them moves:
+// the sharder writes FenceHolder into its Lease, by an update conditional
+// on the resourceVersion it observed (so a member that renewed meanwhile,
+// or a watch that lagged, leaves it alive), and renews it until no object
+// carries the member's label, then releases it. A member restarted with
+// the same identity therefore cannot join, and start on objects, while
+// they are being moved away from it.
 //
 // For each object the leader compares the shard label with the member the
 // ring chooses, and writes (a merge patch on the labels, conditional on
 // the resourceVersion it saw):
 //
 //   - an unassigned object (new, or just handed back) gets its member;
-//   - an object whose member is gone (Lease released, expired or deleted)
-//     moves at once: that member stopped acting before its Lease expired;
+//   - an object whose member is fenced moves at once: that member
+//     stopped acting before its Lease expired (or when it released it) and
+//     cannot come back while the fence holds; the objects of a member gone
+//     but not yet fenced wait;
 //   - an object whose member is alive but no longer the chosen one gets
 //     DrainLabel(ring) instead. Its member stops reconciling it and
 //     acknowledges by removing both labels (Guard does it, from a
@@ -56,8 +64,9 @@
 //
 // New objects are assigned as soon as the leader's watch sees them; when
 // the ring changes the leader looks at every object again. A new leader
-// starts from the cluster's state: the labels are the whole state, so a
-// leader killed in the middle of a rebalance leaves nothing to repair.
+// starts from the cluster's state: the labels and the Leases are the
+// whole state, so a leader killed in the middle of a rebalance leaves
+// nothing to repair.
 //
 // # Wiring
 //
@@ -81,8 +90,9 @@
 //
 // The member needs get, create and update on Leases in the ring's
 // namespace, and patch on the sharded resources (to acknowledge drains);
-// the sharder also needs list and watch on Leases there, and list, watch
-// and patch on the sharded resources.
+// the sharder also needs list and watch on Leases there (it writes the
+// Leases of gone members too), and list, watch and patch on the sharded
+// resources.
 //
 // # Limits
 //
@@ -94,6 +104,11 @@
 //     member is alive: a member that runs no Guard for a sharded resource
 //     never acknowledges, and its objects of that resource never move
 //     while it lives.
+//   - A member that stops (even gracefully) and comes back under the same
+//     identity does not get its objects back at once: they move away while
+//     it is fenced, and back by drains when it joins. Identities that
+//     change with each start (pod names of a Deployment) avoid the fence;
+//     stable ones (a StatefulSet's) pay two moves per restart.
 //   - Objects are moved one by one, each with its own drain; an owner and
 //     the objects it owns (OwnerKey) move together only in the sense that
 //     they end on the same member.

@@ -154,10 +154,12 @@ type cluster struct {
 	leases   [3]time.Duration // LeaseDuration, RenewDeadline, RetryPeriod
 	noRecord bool             // do not record reconciles (memory measurements)
 	replicas map[string]*replica
+	started  map[string]int // incarnations per identity
 }
 
 type replica struct {
 	id           string
+	tag          string // id#incarnation: what the recorder records
 	member       *sharding.Member
 	sharder      *sharding.Sharder
 	memberLeases *cutStore
@@ -199,7 +201,7 @@ func newCluster(t *testing.T, cfg *rest.Config) *cluster {
 	return &cluster{
 		t: t, cfg: cfg, c: c, meta: metadata.New(rc, metadata.Options{}), ns: ns, ring: "cms",
 		rec: newRecorder(), log: kubegotest.Logger(t, &slog.HandlerOptions{Level: level}),
-		work: 2 * time.Millisecond, replicas: map[string]*replica{},
+		work: 2 * time.Millisecond, replicas: map[string]*replica{}, started: map[string]int{},
 		leases: [3]time.Duration{leaseDuration, renewDeadline, retryPeriod},
 	}
 }
@@ -258,8 +260,10 @@ func (cl *cluster) start(id string) *replica { return cl.startReplica(id, true, 
 // startReplica runs replica id: its member, its sharder candidate, or both.
 func (cl *cluster) startReplica(id string, withMember, withSharder bool) *replica {
 	cl.t.Helper()
+	cl.started[id]++
 	r := &replica{
 		id:           id,
+		tag:          id + "#" + strconv.Itoa(cl.started[id]),
 		memberLeases: &cutStore{inner: leaderelection.NewStore(cl.c)},
 		sharderLease: &cutStore{inner: leaderelection.NewStore(cl.c)},
 		memberDone:   make(chan error, 1),
@@ -316,7 +320,7 @@ func (cl *cluster) runReplica(ctx, abort context.Context, r *replica, log *slog.
 			time.Sleep(cl.work)
 		}
 		if !cl.noRecord {
-			cl.rec.add(span{key: req.Name, replica: r.id, start: start, end: time.Now()})
+			cl.rec.add(span{key: req.Name, replica: r.tag, start: start, end: time.Now()})
 		}
 		return controller.Result{}, nil
 	})
@@ -355,7 +359,9 @@ func (cl *cluster) stop(r *replica) {
 			cl.t.Errorf("replica %s did not stop", r.id)
 		}
 	}
-	delete(cl.replicas, r.id)
+	if cl.replicas[r.id] == r {
+		delete(cl.replicas, r.id)
+	}
 }
 
 // kill cuts replica r off (its Leases neither renewed nor released), then
@@ -422,12 +428,13 @@ func (cl *cluster) settled(ctx context.Context, before map[string]string, since 
 		}
 		per := map[string]int{}
 		for key, owner := range o {
-			if cl.replicas[owner] == nil {
+			r := cl.replicas[owner]
+			if r == nil {
 				return fmt.Errorf("%s belongs to %s, which is not running", key, owner)
 			}
 			per[owner]++
 			s, ok := cl.rec.lastOf(key)
-			if !ok || s.replica != owner || (before[key] != owner && s.end.Before(since)) {
+			if !ok || s.replica != r.tag || (before[key] != owner && s.end.Before(since)) {
 				return fmt.Errorf("%s (owner %s) last reconciled by %q at %v", key, owner, s.replica, s.end)
 			}
 		}

@@ -148,14 +148,17 @@ func (m *Member) Active() bool { return m.active.Load() }
 // objects to others LeaseDuration after its last renewal. A Run context
 // that ends is a graceful stop: run should let the reconciles in flight
 // finish (ctx done, abort not), and once it returns the Lease is released
-// so the sharder moves the member's objects at once.
+// so the sharder fences it and moves the member's objects at once.
 //
 // A member that loses its Lease (it could not renew it within
 // RenewDeadline) leaves the ring, waits RetryPeriod and joins again: run
 // is called anew once run of the lost term has returned, and must build
 // its informers and controllers afresh (the objects it owns may have
-// changed meanwhile). When run returns nil before ctx ends, the member
-// leaves the ring and Run returns.
+// changed meanwhile). While the sharder holds the member's Lease
+// (FenceHolder: the member was gone and its objects are being moved), the
+// member waits, as a candidate of an election waits for a held Lease,
+// until the sharder releases it. When run returns nil before ctx ends,
+// the member leaves the ring and Run returns.
 //
 // Run returns nil when ctx ended or run returned nil, run's error if it
 // failed, a *ConfigError for durations leaderelection refuses, and

@@ -2,7 +2,6 @@ package sharding
 
 import (
 	"cmp"
-	"hash/fnv"
 	"slices"
 	"strconv"
 )
@@ -96,9 +95,15 @@ func (r *Ring) Owner(key string) string {
 // (fmix64): FNV alone spreads keys that differ only in their last bytes
 // (cm-1, cm-2, ...) poorly over the high bits the ring compares first.
 func hashString(s string) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(s))
-	x := h.Sum64()
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	x := uint64(offset)
+	for i := 0; i < len(s); i++ {
+		x ^= uint64(s[i])
+		x *= prime
+	}
 	x ^= x >> 33
 	x *= 0xff51afd7ed558ccd
 	x ^= x >> 33

@@ -2,6 +2,7 @@ package sharding
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 	"testing"
 )
@@ -119,5 +120,22 @@ func BenchmarkRingOwner(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		_ = r.Owner(ks[i%len(ks)])
+	}
+}
+
+// hashString is FNV-1a (as hash/fnv computes it) then fmix64.
+func TestHashStringIsFNV1aThenFmix(t *testing.T) {
+	for _, s := range []string{"", "a", "ConfigMap./ns/cm-1", "replica-0#511"} {
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		x := h.Sum64()
+		x ^= x >> 33
+		x *= 0xff51afd7ed558ccd
+		x ^= x >> 33
+		x *= 0xc4ceb9fe1a85ec53
+		x ^= x >> 33
+		if got := hashString(s); got != x {
+			t.Errorf("hashString(%q) = %x, want %x", s, got, x)
+		}
 	}
 }

@@ -53,7 +53,7 @@ func (s *Sharder) lead(ctx context.Context) error {
 	}
 	t := &term{drains: &drains{start: map[drainKey]time.Time{}}}
 	t.members = newMembership(s.opts.Ring, s.opts.Namespace, s.opts.RingOptions, s.opts.Clock, s.store, s.log,
-		snapshotLeases(leases), func(v *view) {
+		snapshotLeases(leases), t.owned, t.labelled, func(v *view) {
 			if s.metrics != nil {
 				s.metrics.members.Set(float64(v.ring.Len()))
 			}
@@ -74,7 +74,10 @@ func (s *Sharder) lead(ctx context.Context) error {
 	}
 	var ctrls []*controller.Controller
 	for i, r := range s.opts.Resources {
-		opts := informer.SharedOptions{Namespace: r.Namespace, Transform: slim, TransformName: "sharding.slim"}
+		opts := informer.SharedOptions{
+			Namespace: r.Namespace, Transform: slim, TransformName: "sharding.slim",
+			Indexers: map[string]func(informer.Object) []string{shardIndex: shardOf(ShardLabel(s.opts.Ring))},
+		}
 		inf, err := informer.AcquireMetadata(f, r.Resource, opts)
 		if err != nil {
 			return err
@@ -82,7 +85,7 @@ func (s *Sharder) lead(ctx context.Context) error {
 		tr := &termResource{idx: i, res: r, inf: inf, changed: make(chan struct{}, 1)}
 		t.resources = append(t.resources, tr)
 		c, err := controller.New(f, controller.Options{
-			Name:       "sharder-" + s.opts.Ring + "-" + r.Resource.Resource + "." + r.Resource.Group,
+			Name:       "sharder-" + s.opts.Ring + "-" + r.Resource.GroupResource().String(),
 			Reconciler: &assigner{s: s, t: t, r: tr},
 			Sources: []controller.Source{
 				controller.ForMetadata(r.Resource, controller.SourceOptions{Informer: opts}),
@@ -105,8 +108,14 @@ func (s *Sharder) lead(ctx context.Context) error {
 		ctrls = append(ctrls, c)
 	}
 	f.Start(ctx)
+	// Membership needs the objects too: which gone members still own some.
 	if err := leases.WaitForSync(ctx); err != nil {
 		return err
+	}
+	for _, r := range t.resources {
+		if err := r.inf.WaitForSync(ctx); err != nil {
+			return err
+		}
 	}
 	t.members.update(ctx)
 	var membersDone sync.WaitGroup
@@ -146,6 +155,39 @@ func (s *Sharder) lead(ctx context.Context) error {
 	return firstErr
 }
 
+// shardIndex indexes the sharder's caches by shard label value.
+const shardIndex = "sharding.kubego.io/shard"
+
+// shardOf returns the index function of shardIndex for label.
+func shardOf(label string) func(informer.Object) []string {
+	return func(o informer.Object) []string {
+		if v, ok := o.GetLabels()[label]; ok && v != "" {
+			return []string{v}
+		}
+		return nil
+	}
+}
+
+// owned returns the number of objects labelled for member id.
+func (t *term) owned(id string) int {
+	n := 0
+	for _, r := range t.resources {
+		keys, _ := r.inf.Store().IndexKeys(shardIndex, id)
+		n += len(keys)
+	}
+	return n
+}
+
+// labelled returns the shard label values in use.
+func (t *term) labelled() []string {
+	var out []string
+	for _, r := range t.resources {
+		vs, _ := r.inf.Store().IndexValues(shardIndex)
+		out = append(out, vs...)
+	}
+	return out
+}
+
 // slim keeps of a cached object only what the sharder reads: name,
 // namespace, resourceVersion, labels and owner references.
 func slim(o informer.Object) informer.Object {
@@ -182,7 +224,7 @@ func (a *assigner) Reconcile(ctx context.Context, req controller.Request) (contr
 	current := obj.Labels[ShardLabel(ring)]
 	_, draining := obj.Labels[DrainLabel(ring)]
 	desired := v.ring.Owner(a.r.res.Key(a.r.res.Kind, obj))
-	act := decide(current, draining, desired, v.alive)
+	act := decide(current, draining, desired, v.state)
 	var labels map[string]any
 	switch act {
 	case keep, wait:
