@@ -7,7 +7,7 @@ FUZZTIME ?= 5s
 TEST_TIMEOUT ?= 60m
 COMPAT_VERSIONS ?= 1.34 1.35 1.36 1.37
 
-.PHONY: test-kubectl test demo demo-intro dev controlplane unit fuzz vet bench bench-priority test-faults soak compat test-portforward bench-streams
+.PHONY: test-kubectl test demo demo-intro dev controlplane unit fuzz vet bench bench-priority test-faults soak compat test-portforward bench-streams test-sharding bench-sharding
 
 ## test: vet, build the control plane if needed, run every test with -race
 ## (unit and integration), run each fuzz target briefly, vet and unit-test
@@ -107,3 +107,16 @@ test-kubectl: controlplane
 bench-streams: controlplane
 	$(GO) test -count=1 -run '^$$' -bench 'Throughput' -benchtime 3s ./portforward/
 	$(GO) test -count=1 -run '^$$' -bench 'RoundTrip' -benchtime 2s ./podexec/
+
+## test-sharding: the sharding ring test at full scale (3 replicas, then 4,
+## then 2, on 3,000 ConfigMaps; make test runs it on 1,000).
+test-sharding: controlplane
+	KUBEGO_SHARDING=long $(GO) test -race -count=1 -timeout 20m -v -run 'TestIntegration' ./sharding/
+
+## bench-sharding: on 30,000 ConfigMaps (BENCH_SHARDING_OBJECTS), the live
+## heap of each replica's cache with 1, 2 and 3 replicas and of the leading
+## sharder's, the time to reassign and reconcile a cut-off replica's
+## objects, and the overlap check. Not part of make test.
+BENCH_SHARDING_OBJECTS ?= 30000
+bench-sharding: controlplane
+	KUBEGO_SHARDING_BENCH=1 KUBEGO_SHARDING_BENCH_OBJECTS=$(BENCH_SHARDING_OBJECTS) $(GO) test -count=1 -timeout 50m -v -run '^TestShardingBench$$' ./sharding/

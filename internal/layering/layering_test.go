@@ -43,6 +43,7 @@ var layers = map[string]int{
 	"testenv":        7, // installs CRDs with package crd; kubeletstub: a stand-in kubelet
 	"controller":     7,
 	"manager":        8, // hosts controllers: probes, metrics, signals, leader election
+	"sharding":       8, // one controller across replicas: member Leases, hash ring, shard labels, drains
 	"cmd":            9,
 	"examples":       9,
 	"faults":         9, // test-only fault-injection suite
