@@ -44,7 +44,7 @@ func TestFinishComputesMedianRatiosAndTargets(t *testing.T) {
 	if r.Kubego != 2 || r.ClientGo != 5 || r.Ratio != 0.4 || r.Met == nil || !*r.Met {
 		t.Fatalf("row = %+v", r)
 	}
-	if tbl := rep.table(); !strings.Contains(tbl, "| sync | sync_seconds | 2 | 5 | 0.40 | ≤ 0.7 | yes |") {
+	if tbl := rep.table(); !strings.Contains(tbl, "| sync | sync_seconds | 2 | 5 | 0.40 | ≤ 0.5 | yes |") {
 		t.Fatalf("table:\n%s", tbl)
 	}
 	if svg := rep.svg(); !strings.Contains(svg, "<svg") {
