@@ -353,6 +353,12 @@ func (rep *report) keep(path string) {
 		if ran[r.Benchmark] {
 			continue
 		}
+		// Judge the kept row by today's targets, not those of its day.
+		r.Target, r.Met = "", nil
+		if t, ok := targets[r.Benchmark+"/"+r.Metric]; ok {
+			met := t.ok(r)
+			r.Target, r.Met = t.text, &met
+		}
 		rep.Rows = append(rep.Rows, r)
 		if !kept[r.Benchmark] {
 			kept[r.Benchmark] = true

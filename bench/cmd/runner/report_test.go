@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,23 @@ func TestLabelerSamplesPairRoundsIntoBlocks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestKeptRowsAreJudgedByTodaysTargets(t *testing.T) {
+	dir := t.TempDir()
+	old := &report{Started: "then", Pods: 10}
+	met := true
+	old.Rows = []row{{Benchmark: "labeler", Metric: "labeler_over_bare", Kubego: 1.08, Target: "kubego ≤ 1.1", Met: &met}}
+	if err := old.write(dir); err != nil {
+		t.Fatal(err)
+	}
+	rep := &report{}
+	rep.keep(filepath.Join(dir, "latest.json"))
+	if len(rep.Rows) != 1 {
+		t.Fatalf("rows = %+v", rep.Rows)
+	}
+	if r := rep.Rows[0]; r.Target != "kubego ≤ 1.05" || r.Met == nil || *r.Met {
+		t.Fatalf("kept row = %+v (target %q), want judged by ≤ 1.05 and missed", r, r.Target)
 	}
 }

@@ -57,6 +57,7 @@ func (t *Table) shareBytes(site uint32, b []byte) string {
 	}
 	st := t.sites.at(site)
 	if st.resting() {
+		t.sites.rested++
 		return string(b)
 	}
 	h := maphash.Bytes(t.seed, b)

@@ -35,6 +35,8 @@ type siteStat struct {
 type sites struct {
 	stats []siteStat
 	none  siteStat // the stat of sites beyond maxSites: never rests
+	// rested counts the values decoded without a lookup (for tests).
+	rested uint64
 }
 
 // at returns the stat of site. Sites beyond maxSites share one stat that
