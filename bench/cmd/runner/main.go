@@ -13,6 +13,12 @@
 // decode to capture its LIST bodies), and the rows of the other benchmarks
 // are kept from the previous results/latest.json (the table names them).
 //
+// The shapes rows (shapes.go) sync populations in which no value recurs
+// (unique Pods, 1–10 KiB ConfigMaps and Secrets, EndpointSlices, a custom
+// resource read as JSON) and measure an informer under a steady stream of
+// new Events (churn); the scale rows sync the suite's Pods at each count of
+// -scale and the runner draws results/scale.svg from them.
+//
 // The decode and store benchmarks run after the control plane has stopped:
 // decode decodes a LIST page (-decode-page Pods, 500 by default) captured
 // once from the populated server, in JSON and protobuf (package
