@@ -190,20 +190,34 @@ func populateShapes(ctx context.Context, cfg *rest.Config, o options, want func(
 }
 
 // runShapes runs the wanted shapes rows, the churn row and the scale rows
-// with the informer binaries.
+// with the informer binaries. A row that fails is named in rep.Missing
+// and the others still run.
 func (rep *report) runShapes(ctx context.Context, o options, want func(string) bool, bins map[string]string, kubeconfig string, cfg *rest.Config) error {
+	failed := func(name string, err error) error {
+		if ctx.Err() != nil {
+			return err
+		}
+		logf("%s failed: %v", name, err)
+		rep.Missing = append(rep.Missing, name+" (failed: "+tail(err.Error(), 300)+")")
+		delete(rep.raw, name)
+		return nil
+	}
 	for _, s := range shapes {
 		if !want(s.name) {
 			continue
 		}
 		args := []string{"-scenario", "sync-shape", "-kind", s.kind, "-namespace", s.namespace, "-kubeconfig", kubeconfig}
 		if err := rep.ab(ctx, o, s.name, func(impl string) []string { return append([]string{bins[impl]}, args...) }); err != nil {
-			return err
+			if err := failed(s.name, err); err != nil {
+				return err
+			}
 		}
 	}
 	if want(churnBenchmark) {
 		if err := rep.churn(ctx, o, bins, kubeconfig, cfg); err != nil {
-			return err
+			if err := failed(churnBenchmark, err); err != nil {
+				return err
+			}
 		}
 	}
 	for _, n := range o.scale {
@@ -226,7 +240,9 @@ func (rep *report) runShapes(ctx context.Context, o options, want func(string) b
 		}
 		args := []string{"-scenario", "sync", "-namespace", ns, "-kubeconfig", kubeconfig}
 		if err := rep.ab(ctx, o, name, func(impl string) []string { return append([]string{bins[impl]}, args...) }); err != nil {
-			return err
+			if err := failed(name, err); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
