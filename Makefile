@@ -58,10 +58,14 @@ fuzz:
 ## bench: the side-by-side performance suite against client-go v0.37.2
 ## (bench/, a separate module). Knobs: BENCH_RUNS (3), BENCH_PODS (20000),
 ## BENCH_WQ_KEYS (1000000), BENCH_ONLY (comma-separated benchmarks),
+## BENCH_SHAPE_N (5000 objects per shape; the unique Pods are BENCH_PODS),
+## BENCH_SCALE (Pod counts of the scale curve, 2000,20000; add 100000 for
+## the 100k point: minutes of population and ~300 MB in etcd),
 ## PROFILE=1 (CPU and heap profiles of the kubego side into
-## bench/results/profiles/). Writes bench/results/latest.{json,md,svg}.
+## bench/results/profiles/). Writes bench/results/latest.{json,md,svg} and
+## scale.svg.
 bench: controlplane
-	cd bench && BENCH_RUNS=$(BENCH_RUNS) BENCH_PODS=$(BENCH_PODS) BENCH_WQ_KEYS=$(BENCH_WQ_KEYS) BENCH_ONLY=$(BENCH_ONLY) PROFILE=$(PROFILE) $(GO) run ./cmd/runner
+	cd bench && BENCH_RUNS=$(BENCH_RUNS) BENCH_PODS=$(BENCH_PODS) BENCH_WQ_KEYS=$(BENCH_WQ_KEYS) BENCH_ONLY=$(BENCH_ONLY) BENCH_SHAPE_N=$(BENCH_SHAPE_N) BENCH_SCALE=$(BENCH_SCALE) PROFILE=$(PROFILE) $(GO) run ./cmd/runner
 
 ## bench-priority: controller.Options.PriorityQueue measured (in-memory
 ## backend, 20,000 objects): the latency of one change made after a

@@ -29,13 +29,37 @@ const (
 	Dynamic  Form = "dynamic"
 )
 
+// Kind is a population an informer of the scenarios caches.
+type Kind string
+
+const (
+	Pods           Kind = "pods"           // corev1.Pod
+	ConfigMaps     Kind = "configmaps"     // corev1.ConfigMap
+	Secrets        Kind = "secrets"        // corev1.Secret
+	EndpointSlices Kind = "endpointslices" // discoveryv1.EndpointSlice
+	Events         Kind = "events"         // corev1.Event
+	Widgets        Kind = "widgets"        // fixture.WidgetGVR, always Dynamic
+)
+
+// Source is what an informer of a scenario caches: the objects of one
+// kind in one namespace, in one form.
+type Source struct {
+	Kind      Kind
+	Namespace string
+	Form      Form
+}
+
+// Handlers are called from the informer's event handler; nil is none.
+type Handlers struct {
+	OnAdd, OnUpdate func()
+}
+
 // Driver is what a client library provides to the scenarios.
 type Driver interface {
-	// SyncPods starts an informer over the Pods of fixture.PodNamespace in
-	// the given form, with onUpdate called from its update handler, and
-	// returns once it has synced. snapshot lists the store (the result is
-	// kept reachable by the caller) and returns its length.
-	SyncPods(ctx context.Context, kubeconfig string, form Form, onUpdate func()) (snapshot func() (any, int), err error)
+	// Sync starts an informer over src with h as its handler, and returns
+	// once it has synced. snapshot lists the store (the result is kept
+	// reachable by the caller) and returns its length.
+	Sync(ctx context.Context, kubeconfig string, src Source, h Handlers) (snapshot func() (any, int), err error)
 	// WatchConfigMaps starts an informer over fixture.WatchNamespace whose
 	// update handler calls onUpdate with the new resourceVersion, waits
 	// for sync, and returns a function that updates ConfigMap i, setting
@@ -49,7 +73,10 @@ type Driver interface {
 
 // Main parses the flags and runs one scenario with d, printing its result.
 func Main(impl string, d Driver) {
-	scenario := flag.String("scenario", "sync", "sync | sync-metadata | sync-dynamic | relist | watch | list")
+	scenario := flag.String("scenario", "sync", "sync | sync-metadata | sync-dynamic | sync-shape | churn | relist | watch | list")
+	kind := flag.String("kind", string(Pods), "sync-shape: pods | configmaps | secrets | endpointslices | widgets | events")
+	namespace := flag.String("namespace", fixture.PodNamespace, "sync, sync-shape: the namespace synced")
+	window := flag.Duration("window", 10*time.Second, "churn: how long the informer handles the Events created meanwhile")
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig of the control plane")
 	proxyKubeconfig := flag.String("proxy-kubeconfig", "", "relist: kubeconfig through the fault proxy")
 	control := flag.String("proxy-control", "", "relist: URL that makes the fault proxy close watches and answer the next with 410")
@@ -68,11 +95,19 @@ func Main(impl string, d Driver) {
 	var err error
 	switch *scenario {
 	case "sync":
-		r, err = syncScenario(ctx, d, *kubeconfig, Typed)
+		r, err = syncScenario(ctx, d, *kubeconfig, Source{Pods, *namespace, Typed})
 	case "sync-metadata":
-		r, err = syncScenario(ctx, d, *kubeconfig, Metadata)
+		r, err = syncScenario(ctx, d, *kubeconfig, Source{Pods, *namespace, Metadata})
 	case "sync-dynamic":
-		r, err = syncScenario(ctx, d, *kubeconfig, Dynamic)
+		r, err = syncScenario(ctx, d, *kubeconfig, Source{Pods, *namespace, Dynamic})
+	case "sync-shape":
+		form := Typed
+		if Kind(*kind) == Widgets {
+			form = Dynamic
+		}
+		r, err = syncScenario(ctx, d, *kubeconfig, Source{Kind(*kind), *namespace, form})
+	case "churn":
+		r, err = churnScenario(ctx, d, *kubeconfig, *window)
 	case "relist":
 		r, err = relistScenario(ctx, d, *proxyKubeconfig, *control)
 	case "watch":
@@ -92,9 +127,9 @@ func Main(impl string, d Driver) {
 
 const mb = 1 << 20
 
-func syncScenario(ctx context.Context, d Driver, kubeconfig string, form Form) (measure.Result, error) {
+func syncScenario(ctx context.Context, d Driver, kubeconfig string, src Source) (measure.Result, error) {
 	start := time.Now()
-	snapshot, err := d.SyncPods(ctx, kubeconfig, form, func() {})
+	snapshot, err := d.Sync(ctx, kubeconfig, src, Handlers{})
 	if err != nil {
 		return measure.Result{}, err
 	}
@@ -102,12 +137,53 @@ func syncScenario(ctx context.Context, d Driver, kubeconfig string, form Form) (
 	items, n := snapshot()
 	heap, total := measure.LiveHeap()
 	runtime.KeepAlive(items)
+	if n == 0 {
+		return measure.Result{}, fmt.Errorf("no %s in namespace %s", src.Kind, src.Namespace)
+	}
 	return measure.Result{Metrics: map[string]float64{
-		"sync_seconds":   wall.Seconds(),
-		"live_heap_mb":   heap / mb,
-		"peak_rss_mb":    measure.PeakRSSBytes() / mb,
-		"total_alloc_mb": total / mb,
-		"objects":        float64(n),
+		"sync_seconds":         wall.Seconds(),
+		"live_heap_mb":         heap / mb,
+		"peak_rss_mb":          measure.PeakRSSBytes() / mb,
+		"total_alloc_mb":       total / mb,
+		"objects":              float64(n),
+		"live_heap_kb_per_obj": heap / 1024 / float64(n),
+		"sync_us_per_obj":      wall.Seconds() * 1e6 / float64(n),
+	}}, nil
+}
+
+// churnScenario syncs an informer over fixture.EventNamespace while Events
+// are being created there (by the runner, at a steady rate), then counts
+// for window the Events its handler receives, and the process's CPU time
+// and allocation meanwhile.
+func churnScenario(ctx context.Context, d Driver, kubeconfig string, window time.Duration) (measure.Result, error) {
+	var adds atomic.Int64
+	snapshot, err := d.Sync(ctx, kubeconfig, Source{Events, fixture.EventNamespace, Typed}, Handlers{OnAdd: func() { adds.Add(1) }})
+	if err != nil {
+		return measure.Result{}, err
+	}
+	cpu0, alloc0, n0, t0 := measure.CPUSeconds(), measure.TotalAlloc(), adds.Load(), time.Now()
+	select {
+	case <-ctx.Done():
+		return measure.Result{}, ctx.Err()
+	case <-time.After(window):
+	}
+	cpu1, alloc1, n1, elapsed := measure.CPUSeconds(), measure.TotalAlloc(), adds.Load(), time.Since(t0)
+	items, n := snapshot()
+	heap, _ := measure.LiveHeap()
+	runtime.KeepAlive(items)
+	events := float64(n1 - n0)
+	if events == 0 {
+		return measure.Result{}, fmt.Errorf("no Event created during the %s window (is the runner creating them?)", window)
+	}
+	return measure.Result{Metrics: map[string]float64{
+		"events_per_sec":     events / elapsed.Seconds(),
+		"cpu_us_per_event":   (cpu1 - cpu0) * 1e6 / events,
+		"alloc_kb_per_event": (alloc1 - alloc0) / 1024 / events,
+		"live_heap_mb":       heap / mb,
+		"peak_rss_mb":        measure.PeakRSSBytes() / mb,
+		"cpu_seconds":        cpu1 - cpu0,
+		"events":             events,
+		"objects":            float64(n),
 	}}, nil
 }
 
@@ -116,7 +192,7 @@ func relistScenario(ctx context.Context, d Driver, kubeconfig, control string) (
 		return measure.Result{}, fmt.Errorf("relist needs -proxy-kubeconfig and -proxy-control")
 	}
 	var updates atomic.Int64
-	snapshot, err := d.SyncPods(ctx, kubeconfig, Typed, func() { updates.Add(1) })
+	snapshot, err := d.Sync(ctx, kubeconfig, Source{Pods, fixture.PodNamespace, Typed}, Handlers{OnUpdate: func() { updates.Add(1) }})
 	if err != nil {
 		return measure.Result{}, err
 	}

@@ -19,6 +19,12 @@
 // runner runs nothing and only re-renders latest.md and latest.svg from
 // latest.json.
 //
+// The shapes rows (shapes.go) sync populations in which no value recurs
+// (unique Pods, 1–10 KiB ConfigMaps and Secrets, EndpointSlices, a custom
+// resource read as JSON) and measure an informer under a steady stream of
+// new Events (churn); the scale rows sync the suite's Pods at each count of
+// -scale and the runner draws results/scale.svg from them.
+//
 // The decode and store benchmarks run after the control plane has stopped:
 // decode decodes a LIST page (-decode-page Pods, 500 by default) captured
 // once from the populated server, in JSON and protobuf (package
@@ -49,6 +55,7 @@ import (
 	"time"
 
 	"github.com/kubego/kubego/bench/internal/faultproxy"
+	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 )
 
@@ -67,6 +74,10 @@ type options struct {
 	profile                      bool
 	only                         string
 	out                          string
+	// The shapes and the scale curve (shapes.go).
+	shapeN, churnRate int
+	churnWindow       time.Duration
+	scale             []int
 }
 
 func main() {
@@ -82,6 +93,10 @@ func main() {
 	flag.BoolVar(&o.profile, "profile", os.Getenv("PROFILE") != "" && os.Getenv("PROFILE") != "0", "save CPU and heap profiles of the kubego side (env PROFILE=1)")
 	flag.StringVar(&o.only, "only", os.Getenv("BENCH_ONLY"), "comma-separated benchmark names to run (env BENCH_ONLY); empty runs all")
 	flag.StringVar(&o.out, "out", "results", "directory for latest.json, latest.svg and profiles")
+	flag.IntVar(&o.shapeN, "shape-n", envInt("BENCH_SHAPE_N", 5000), "objects of each shape other than the unique Pods, which are -pods (env BENCH_SHAPE_N)")
+	flag.IntVar(&o.churnRate, "churn-rate", envInt("BENCH_CHURN_RATE", 200), "Events created per second during the churn row (env BENCH_CHURN_RATE)")
+	flag.DurationVar(&o.churnWindow, "churn-window", 10*time.Second, "how long each churn run counts the Events handled")
+	scale := flag.String("scale", envString("BENCH_SCALE", "2000,20000"), "Pod counts of the scale curve (env BENCH_SCALE; 100000 takes minutes and ~300 MB in etcd)")
 	render := flag.Bool("render", false, "only re-render latest.md and latest.svg from latest.json (after editing it by hand)")
 	flag.Parse()
 	if *render {
@@ -91,6 +106,12 @@ func main() {
 		}
 		return
 	}
+	var err error
+	if o.scale, err = parseScale(*scale); err != nil {
+		fmt.Fprintln(os.Stderr, "runner:", err)
+		os.Exit(2)
+	}
+	registerScale(o.scale)
 	if o.labelerN == 0 {
 		o.labelerN = 5000
 		if o.pods < 20000 {
@@ -132,7 +153,7 @@ func run(ctx context.Context, o options) error {
 		return false
 	}
 
-	bins, err := build(ctx, tmp, want)
+	bins, err := build(ctx, o, tmp, want)
 	if err != nil {
 		return err
 	}
@@ -144,9 +165,10 @@ func run(ctx context.Context, o options) error {
 		decodeJSON, decodePB        string
 		populateTime                time.Duration
 		proxy                       *faultproxy.Proxy
+		cpConfig                    *rest.Config
 		stopCP                      = func() {}
 	)
-	if slices.ContainsFunc(serverBenchmarks, want) || want("decode") {
+	if slices.ContainsFunc(informerBenchmarks(o), want) || want("decode") {
 		logf("starting the control plane")
 		cp, err := testenv.Start(ctx, testenv.Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))})
 		if err != nil {
@@ -168,8 +190,12 @@ func run(ctx context.Context, o options) error {
 		if err := populate(ctx, cp.Config(), o.pods); err != nil {
 			return fmt.Errorf("populating: %w", err)
 		}
+		logf("populated %d Pods and the ConfigMaps in %s", o.pods, time.Since(t0).Round(time.Second))
+		if err := populateShapes(ctx, cp.Config(), o, want); err != nil {
+			return fmt.Errorf("populating: %w", err)
+		}
 		populateTime = time.Since(t0)
-		logf("populated %d Pods and the ConfigMaps in %s", o.pods, populateTime.Round(time.Second))
+		cpConfig = cp.Config()
 
 		if want("decode") {
 			if decodeJSON, decodePB, err = captureList(ctx, cp.Config(), tmp, o.decodePage); err != nil {
@@ -200,6 +226,9 @@ func run(ctx context.Context, o options) error {
 		if err := rep.ab(ctx, o, sc, func(impl string) []string { return append([]string{bins[impl]}, args...) }); err != nil {
 			return err
 		}
+	}
+	if err := rep.runShapes(ctx, o, want, bins, kubeconfig, cpConfig); err != nil {
+		return err
 	}
 	if want("workqueue") {
 		if err := rep.ab(ctx, o, "workqueue", func(impl string) []string {
@@ -273,15 +302,25 @@ var binaries = map[string]map[string]string{
 // serverBenchmarks run against the populated control plane.
 var serverBenchmarks = []string{"sync", "sync-metadata", "sync-dynamic", "relist", "watch", "list"}
 
+// informerBenchmarks are the benchmarks run by the informer binaries:
+// serverBenchmarks, the shapes and the scale curve.
+func informerBenchmarks(o options) []string {
+	names := append(slices.Clone(serverBenchmarks), shapeNames()...)
+	for _, n := range o.scale {
+		names = append(names, scaleName(n))
+	}
+	return names
+}
+
 // build compiles the binaries of the wanted benchmarks. A labeler that is
 // absent, or a labeler or controller binary that does not build, is
 // skipped; any other failure is an error.
-func build(ctx context.Context, dir string, want func(string) bool) (map[string]string, error) {
+func build(ctx context.Context, o options, dir string, want func(string) bool) (map[string]string, error) {
 	bins := map[string]string{}
 	for group, pkgs := range binaries {
 		wanted := want(group)
 		if group == "informer" {
-			wanted = slices.ContainsFunc(serverBenchmarks, want)
+			wanted = slices.ContainsFunc(informerBenchmarks(o), want)
 		}
 		if group == "controllers" {
 			wanted = slices.ContainsFunc(crWorkloads, want)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,7 +45,7 @@ func TestFinishComputesMedianRatiosAndTargets(t *testing.T) {
 	if r.Kubego != 2 || r.ClientGo != 5 || r.Ratio != 0.4 || r.Met == nil || !*r.Met {
 		t.Fatalf("row = %+v", r)
 	}
-	if tbl := rep.table(); !strings.Contains(tbl, "| sync | sync_seconds | 2 | 5 | 0.40 | ≤ 0.7 | yes |") {
+	if tbl := rep.table(); !strings.Contains(tbl, "| sync | sync_seconds | 2 | 5 | 0.40 | ≤ 0.5 | yes |") {
 		t.Fatalf("table:\n%s", tbl)
 	}
 	if svg := rep.svg(); !strings.Contains(svg, "<svg") {
@@ -119,5 +120,23 @@ func TestTableShowsControllerRuntimeRowsInTheirOwnTable(t *testing.T) {
 	}
 	if !strings.Contains(second, "| cr-foo | requests_get | 0 | 0 | — |") {
 		t.Fatalf("a metric zero on both sides should have no ratio:\n%s", second)
+	}
+}
+
+func TestKeptRowsAreJudgedByTodaysTargets(t *testing.T) {
+	dir := t.TempDir()
+	old := &report{Started: "then", Pods: 10}
+	met := true
+	old.Rows = []row{{Benchmark: "labeler", Metric: "labeler_over_bare", Kubego: 1.08, Target: "kubego ≤ 1.1", Met: &met}}
+	if err := old.write(dir); err != nil {
+		t.Fatal(err)
+	}
+	rep := &report{}
+	rep.keep(filepath.Join(dir, "latest.json"))
+	if len(rep.Rows) != 1 {
+		t.Fatalf("rows = %+v", rep.Rows)
+	}
+	if r := rep.Rows[0]; r.Target != "kubego ≤ 1.05" || r.Met == nil || *r.Met {
+		t.Fatalf("kept row = %+v (target %q), want judged by ≤ 1.05 and missed", r, r.Target)
 	}
 }

@@ -35,42 +35,70 @@ func config(path string) (*rest.Config, error) {
 
 var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 
-func (driver) SyncPods(ctx context.Context, path string, form informerbench.Form, onUpdate func()) (func() (any, int), error) {
+func (driver) Sync(ctx context.Context, path string, src informerbench.Source, h informerbench.Handlers) (func() (any, int), error) {
 	cfg, err := config(path)
 	if err != nil {
 		return nil, err
 	}
 	var inf cache.SharedIndexInformer
 	var start func()
-	switch form {
-	case informerbench.Metadata:
+	dynamicFor := func(gvr schema.GroupVersionResource) error {
+		dc, err := dynamic.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dc, 0, src.Namespace, nil)
+		inf = f.ForResource(gvr).Informer()
+		start = func() { f.Start(ctx.Done()) }
+		return nil
+	}
+	switch {
+	case src.Kind == informerbench.Widgets:
+		if err := dynamicFor(fixture.WidgetGVR); err != nil {
+			return nil, err
+		}
+	case src.Kind == informerbench.Pods && src.Form == informerbench.Metadata:
 		mc, err := metadata.NewForConfig(cfg)
 		if err != nil {
 			return nil, err
 		}
-		f := metadatainformer.NewFilteredSharedInformerFactory(mc, 0, fixture.PodNamespace, nil)
+		f := metadatainformer.NewFilteredSharedInformerFactory(mc, 0, src.Namespace, nil)
 		inf = f.ForResource(podsGVR).Informer()
 		start = func() { f.Start(ctx.Done()) }
-	case informerbench.Dynamic:
-		dc, err := dynamic.NewForConfig(cfg)
-		if err != nil {
+	case src.Kind == informerbench.Pods && src.Form == informerbench.Dynamic:
+		if err := dynamicFor(podsGVR); err != nil {
 			return nil, err
 		}
-		f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dc, 0, fixture.PodNamespace, nil)
-		inf = f.ForResource(podsGVR).Informer()
-		start = func() { f.Start(ctx.Done()) }
 	default:
 		cs, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
 			return nil, err
 		}
-		f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(fixture.PodNamespace))
-		inf = f.Core().V1().Pods().Informer()
+		f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(src.Namespace))
+		switch src.Kind {
+		case informerbench.Pods:
+			inf = f.Core().V1().Pods().Informer()
+		case informerbench.ConfigMaps:
+			inf = f.Core().V1().ConfigMaps().Informer()
+		case informerbench.Secrets:
+			inf = f.Core().V1().Secrets().Informer()
+		case informerbench.EndpointSlices:
+			inf = f.Discovery().V1().EndpointSlices().Informer()
+		case informerbench.Events:
+			inf = f.Core().V1().Events().Informer()
+		default:
+			return nil, fmt.Errorf("unknown kind %q", src.Kind)
+		}
 		start = func() { f.Start(ctx.Done()) }
 	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		UpdateFunc: func(_, _ any) { onUpdate() },
-	}); err != nil {
+	var funcs cache.ResourceEventHandlerFuncs
+	if h.OnAdd != nil {
+		funcs.AddFunc = func(any) { h.OnAdd() }
+	}
+	if h.OnUpdate != nil {
+		funcs.UpdateFunc = func(_, _ any) { h.OnUpdate() }
+	}
+	if _, err := inf.AddEventHandler(funcs); err != nil {
 		return nil, err
 	}
 	start()

@@ -5,8 +5,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -46,10 +48,15 @@ func newClient(path string) (*client.Client, error) {
 
 var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 
-func run[T informer.Object](ctx context.Context, f *informer.Factory, inf *informer.Informer[T], onUpdate func()) (func() (any, int), error) {
-	if _, err := inf.AddEventHandler(informer.HandlerFuncs[T]{
-		UpdateFunc: func(_, _ T) { onUpdate() },
-	}, informer.HandlerOptions{}); err != nil {
+func run[T informer.Object](ctx context.Context, f *informer.Factory, inf *informer.Informer[T], h informerbench.Handlers) (func() (any, int), error) {
+	var funcs informer.HandlerFuncs[T]
+	if h.OnAdd != nil {
+		funcs.AddFunc = func(T, bool) { h.OnAdd() }
+	}
+	if h.OnUpdate != nil {
+		funcs.UpdateFunc = func(_, _ T) { h.OnUpdate() }
+	}
+	if _, err := inf.AddEventHandler(funcs, informer.HandlerOptions{}); err != nil {
 		return nil, err
 	}
 	f.Start(ctx)
@@ -62,20 +69,34 @@ func run[T informer.Object](ctx context.Context, f *informer.Factory, inf *infor
 	}, nil
 }
 
-func (driver) SyncPods(ctx context.Context, path string, form informerbench.Form, onUpdate func()) (func() (any, int), error) {
+func (driver) Sync(ctx context.Context, path string, src informerbench.Source, h informerbench.Handlers) (func() (any, int), error) {
 	c, err := newClient(path)
 	if err != nil {
 		return nil, err
 	}
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	opts := informer.SharedOptions{Namespace: fixture.PodNamespace}
-	switch form {
-	case informerbench.Metadata:
-		return run(ctx, f, informer.SharedMetadata(f, podsGVR, opts), onUpdate)
-	case informerbench.Dynamic:
-		return run(ctx, f, informer.SharedResource(f, podsGVR, opts), onUpdate)
+	opts := informer.SharedOptions{Namespace: src.Namespace}
+	switch {
+	case src.Kind == informerbench.Widgets:
+		return run(ctx, f, informer.SharedResource(f, fixture.WidgetGVR, opts), h)
+	case src.Kind != informerbench.Pods:
+		switch src.Kind {
+		case informerbench.ConfigMaps:
+			return run(ctx, f, informer.Shared[*corev1.ConfigMap](f, opts), h)
+		case informerbench.Secrets:
+			return run(ctx, f, informer.Shared[*corev1.Secret](f, opts), h)
+		case informerbench.EndpointSlices:
+			return run(ctx, f, informer.Shared[*discoveryv1.EndpointSlice](f, opts), h)
+		case informerbench.Events:
+			return run(ctx, f, informer.Shared[*corev1.Event](f, opts), h)
+		}
+		return nil, fmt.Errorf("unknown kind %q", src.Kind)
+	case src.Form == informerbench.Metadata:
+		return run(ctx, f, informer.SharedMetadata(f, podsGVR, opts), h)
+	case src.Form == informerbench.Dynamic:
+		return run(ctx, f, informer.SharedResource(f, podsGVR, opts), h)
 	default:
-		return run(ctx, f, informer.Shared[*corev1.Pod](f, opts), onUpdate)
+		return run(ctx, f, informer.Shared[*corev1.Pod](f, opts), h)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -187,4 +188,14 @@ func Percentile(xs []float64, p float64) float64 {
 	sort.Float64s(xs)
 	i := int(float64(len(xs)-1) * p / 100)
 	return xs[i]
+}
+
+// CPUSeconds returns the user and system CPU time the process has used
+// (getrusage), 0 where unavailable.
+func CPUSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

@@ -33,27 +33,39 @@ func (t *Table) Begin() Session {
 func (s Session) End() { s.t.mu.Unlock() }
 
 // ShareBytes returns a string equal to b: the shared copy when b's value
-// recurs, a new string otherwise. It does not keep b.
-func (s Session) ShareBytes(b []byte) string { return s.t.shareBytes(b) }
+// recurs, a new string otherwise. It does not keep b. site names the
+// field decoded (see internal/codec/protodec.Sharer): a field whose values
+// have not recurred lately is not looked up for a while (see [Table]).
+func (s Session) ShareBytes(site uint32, b []byte) string { return s.t.shareBytes(site, b) }
 
 // SharedMap returns the map of type typ decoded earlier from the same
 // encoded entries raw, if the table holds one.
-func (s Session) SharedMap(typ reflect.Type, raw []byte) (reflect.Value, bool) {
-	return s.t.sharedMap(typ, raw)
+func (s Session) SharedMap(site uint32, typ reflect.Type, raw []byte) (reflect.Value, bool) {
+	return s.t.sharedMap(site, typ, raw)
 }
 
 // KeepMap remembers m, decoded from raw, for SharedMap. m must never be
-// changed afterwards.
-func (s Session) KeepMap(typ reflect.Type, raw []byte, m reflect.Value) { s.t.keepMap(typ, raw, m) }
+// changed afterwards. It follows the SharedMap call for the same raw that
+// found nothing.
+func (s Session) KeepMap(_ uint32, typ reflect.Type, raw []byte, m reflect.Value) {
+	s.t.keepMap(typ, raw, m)
+}
 
-func (t *Table) shareBytes(b []byte) string {
+func (t *Table) shareBytes(site uint32, b []byte) string {
 	if len(b) == 0 || len(b) > MaxStringLen {
+		return string(b)
+	}
+	st := t.sites.at(site)
+	if st.resting() {
+		t.sites.rested++
 		return string(b)
 	}
 	h := maphash.Bytes(t.seed, b)
 	if !t.recurring(h) {
+		st.note(false)
 		return string(b)
 	}
+	st.note(true)
 	if c, ok := t.strs.get(string(b)); ok { // no allocation: a lookup
 		return c
 	}
@@ -62,12 +74,18 @@ func (t *Table) shareBytes(b []byte) string {
 	return s
 }
 
-func (t *Table) sharedMap(typ reflect.Type, raw []byte) (reflect.Value, bool) {
+func (t *Table) sharedMap(site uint32, typ reflect.Type, raw []byte) (reflect.Value, bool) {
+	t.lastAgain = false
 	if len(raw) > maxRawMap {
+		return reflect.Value{}, false
+	}
+	st := t.sites.at(site)
+	if st.resting() {
 		return reflect.Value{}, false
 	}
 	h := maphash.Bytes(t.seed, raw)
 	again := t.recurring(h)
+	st.note(again)
 	t.lastRaw, t.lastAgain = h, again
 	if !again {
 		return reflect.Value{}, false
@@ -80,13 +98,13 @@ func (t *Table) sharedMap(typ reflect.Type, raw []byte) (reflect.Value, bool) {
 }
 
 func (t *Table) keepMap(typ reflect.Type, raw []byte, m reflect.Value) {
-	if len(raw) > maxRawMap {
+	// Keep only what was met before: the sharedMap call that missed
+	// just now said whether raw recurs.
+	if !t.lastAgain || len(raw) > maxRawMap {
 		return
 	}
 	h := maphash.Bytes(t.seed, raw)
-	// Keep only what was met before: the sharedMap call that missed
-	// just now said whether raw recurs.
-	if h != t.lastRaw || !t.lastAgain {
+	if h != t.lastRaw {
 		return
 	}
 	if e, ok := t.raws.get(mapKey{t: typ, h: h}); ok && bytes.Equal([]byte(e.raw), raw) {

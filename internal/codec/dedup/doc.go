@@ -39,6 +39,15 @@
 // its encoded entries (internal/codec/protodec decodes through one), so an
 // object decoded that way needs no walk afterwards.
 //
+// Through a Session the table also learns which fields are worth a
+// lookup: the decoder names the field of each value, and a field whose
+// values did not recur in a sample of lookups rests — its next values
+// are decoded without one, for longer after each such sample in a row —
+// and is then sampled again. A cache of data that never recurs (Secrets,
+// ConfigMaps, unique specs) then pays for sharing on a small fraction of
+// its values, while fields that do recur (namespaces, images, label
+// values) keep being shared.
+//
 // Every method of a Table is safe for concurrent use. A Session holds its
 // table until it ends, so that a decoder locks once per message, not once
 // per value; it is for the goroutine that began it.

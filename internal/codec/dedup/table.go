@@ -51,6 +51,9 @@ type Table struct {
 	// recur (names, hashes, per-object settings) then cost one hash and
 	// no map operation, and the tables stay small.
 	seen []uint32
+	// sites learns, per decoded field, whether its values recur
+	// (sites.go).
+	sites sites
 
 	plans map[reflect.Type]*plan
 }

@@ -320,8 +320,8 @@ func TestTableIsADecoderSharer(t *testing.T) {
 	tab := New(Options{})
 	sess := tab.Begin()
 	defer sess.End()
-	a, b := sess.ShareBytes([]byte("nginx:1.27")), sess.ShareBytes([]byte("nginx:1.27"))
-	c := sess.ShareBytes([]byte("nginx:1.27"))
+	a, b := sess.ShareBytes(0, []byte("nginx:1.27")), sess.ShareBytes(0, []byte("nginx:1.27"))
+	c := sess.ShareBytes(0, []byte("nginx:1.27"))
 	if unsafe.StringData(b) != unsafe.StringData(c) || a != "nginx:1.27" {
 		t.Fatal("a recurring string is not shared from its second sighting")
 	}
@@ -329,7 +329,7 @@ func TestTableIsADecoderSharer(t *testing.T) {
 	raw := []byte("\x0a\x06\x0a\x01a\x12\x01b")
 	m1 := reflect.ValueOf(map[string]string{"a": "b"})
 	for i, wantHit := range []bool{false, false, true} {
-		v, ok := sess.SharedMap(typ, raw)
+		v, ok := sess.SharedMap(0, typ, raw)
 		if ok != wantHit {
 			t.Fatalf("sighting %d: hit %v, want %v", i+1, ok, wantHit)
 		}
@@ -337,10 +337,10 @@ func TestTableIsADecoderSharer(t *testing.T) {
 			t.Fatal("a different map was returned")
 		}
 		if !ok {
-			sess.KeepMap(typ, raw, m1)
+			sess.KeepMap(0, typ, raw, m1)
 		}
 	}
-	if _, ok := sess.SharedMap(typ, []byte("\x0a\x06\x0a\x01a\x12\x01c")); ok {
+	if _, ok := sess.SharedMap(0, typ, []byte("\x0a\x06\x0a\x01a\x12\x01c")); ok {
 		t.Fatal("different bytes hit")
 	}
 }

@@ -20,15 +20,23 @@ import (
 // calls it from its own goroutine only, and never after it returns; a
 // Sharer used by several goroutines must be handed to one Unmarshal call at
 // a time (internal/codec/dedup's Session is: it holds its table's lock).
+//
+// Every call names its site: the field being decoded, as a small number
+// dense from 0 that is the same for every value of that field decoded by
+// one Decoder (two Decoders may number their fields differently). A
+// Sharer may use it to learn which fields have values worth sharing;
+// nothing else may depend on it.
 type Sharer interface {
 	// ShareBytes returns a string equal to b. It must not keep b.
-	ShareBytes(b []byte) string
+	ShareBytes(site uint32, b []byte) string
 	// SharedMap returns a map of type t equal to the one encoded by raw
 	// (every entry of one map field, tags included), if it holds one.
-	SharedMap(t reflect.Type, raw []byte) (reflect.Value, bool)
-	// KeepMap offers m, decoded from raw, for later SharedMap calls. It
-	// must copy raw if it keeps it. m is never modified afterwards.
-	KeepMap(t reflect.Type, raw []byte, m reflect.Value)
+	SharedMap(site uint32, t reflect.Type, raw []byte) (reflect.Value, bool)
+	// KeepMap offers m, decoded from raw, for later SharedMap calls; it
+	// follows the SharedMap call for the same site and raw that found
+	// nothing. It must copy raw if it keeps it. m is never modified
+	// afterwards.
+	KeepMap(site uint32, t reflect.Type, raw []byte, m reflect.Value)
 }
 
 // Decoder decodes protobuf messages into Go structs by plan. The zero value
@@ -88,7 +96,7 @@ func (st *state) str(f *field, b []byte) string {
 	if st.s == nil || f.fresh || len(b) == 0 {
 		return string(b)
 	}
-	return st.s.ShareBytes(b)
+	return st.s.ShareBytes(f.site, b)
 }
 
 // message decodes b into the struct of plan m at p.
@@ -390,7 +398,7 @@ func (st *state) mapField(f *field, p unsafe.Pointer, b []byte, start, i, wt int
 	if st.s != nil && bit != 0 && *(*unsafe.Pointer)(p) == nil {
 		if end, n, ok := mapRun(b, start, f.num); ok {
 			raw := b[start:end]
-			if v, ok := st.s.SharedMap(f.mapType, raw); ok {
+			if v, ok := st.s.SharedMap(f.site, f.mapType, raw); ok {
 				mv().Set(v)
 				*shared |= bit
 				return end, nil
@@ -406,7 +414,7 @@ func (st *state) mapField(f *field, p unsafe.Pointer, b []byte, start, i, wt int
 			}
 			// A copy of the map value, not the addressable field: the
 			// table must hold the map, not this object.
-			st.s.KeepMap(f.mapType, raw, reflect.ValueOf(mv().Interface()))
+			st.s.KeepMap(f.site, f.mapType, raw, reflect.ValueOf(mv().Interface()))
 			*shared |= bit
 			return end, nil
 		}

@@ -62,7 +62,7 @@ func newMapSharer() *mapSharer {
 	return &mapSharer{strs: map[string]string{}, maps: map[string]reflect.Value{}}
 }
 
-func (s *mapSharer) ShareBytes(b []byte) string {
+func (s *mapSharer) ShareBytes(_ uint32, b []byte) string {
 	if v, ok := s.strs[string(b)]; ok {
 		return v
 	}
@@ -71,7 +71,7 @@ func (s *mapSharer) ShareBytes(b []byte) string {
 	return v
 }
 
-func (s *mapSharer) SharedMap(t reflect.Type, raw []byte) (reflect.Value, bool) {
+func (s *mapSharer) SharedMap(_ uint32, t reflect.Type, raw []byte) (reflect.Value, bool) {
 	v, ok := s.maps[t.String()+"\x00"+string(raw)]
 	if ok {
 		s.hits++
@@ -79,7 +79,7 @@ func (s *mapSharer) SharedMap(t reflect.Type, raw []byte) (reflect.Value, bool) 
 	return v, ok
 }
 
-func (s *mapSharer) KeepMap(t reflect.Type, raw []byte, m reflect.Value) {
+func (s *mapSharer) KeepMap(_ uint32, t reflect.Type, raw []byte, m reflect.Value) {
 	s.maps[t.String()+"\x00"+string(raw)] = m
 	s.kept++
 }
@@ -258,9 +258,9 @@ type keptSharer struct {
 	kept []reflect.Value
 }
 
-func (k *keptSharer) KeepMap(t reflect.Type, raw []byte, m reflect.Value) {
+func (k *keptSharer) KeepMap(site uint32, t reflect.Type, raw []byte, m reflect.Value) {
 	k.kept = append(k.kept, m)
-	k.mapSharer.KeepMap(t, raw, m)
+	k.mapSharer.KeepMap(site, t, raw, m)
 }
 
 func TestKeepMapGetsTheMapNotTheField(t *testing.T) {

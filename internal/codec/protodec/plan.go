@@ -74,6 +74,9 @@ type field struct {
 	// fresh strings are never shared: they differ between any two
 	// objects (metadata name, uid, resourceVersion).
 	fresh bool
+	// site names this field to a Sharer: dense from 0, one per field of
+	// the Decoder's plans.
+	site uint32
 
 	rep       bool         // a repeated field: elem describes one element
 	elem      *field       // rep
@@ -113,6 +116,14 @@ type planner struct {
 	mu    sync.Mutex
 	msgs  map[reflect.Type]*msg
 	fails map[reflect.Type]error
+	sites uint32 // the next field's site
+}
+
+// newField returns a field with the next site.
+func (p *planner) newField() *field {
+	f := &field{site: p.sites}
+	p.sites++
+	return f
 }
 
 // plan returns the plan of struct type t, or an error when t (or a type it
@@ -234,14 +245,16 @@ func (p *planner) field(t reflect.Type, tag string, all reflect.StructTag, build
 		return nil, err
 	}
 	_ = all
-	f := &field{num: ti.num}
+	f := p.newField()
+	f.num = ti.num
 	switch {
 	case t.Kind() == reflect.Map && !reflect.PointerTo(t).Implements(unmarshalerType):
 		if t.Key().Kind() != reflect.String {
 			return nil, fmt.Errorf("%w: map %s", errNotPlannable, t)
 		}
 		f.mapType = t
-		f.key = &field{kind: kString, typ: t.Key()}
+		f.key = p.newField()
+		f.key.kind, f.key.typ = kString, t.Key()
 		var err error
 		if f.val, err = p.value(t.Elem(), building); err != nil {
 			return nil, err
@@ -296,7 +309,7 @@ func wireOf(t reflect.Type) string {
 // follows from its Go type: the wire names in struct tags are not always
 // right (DefaultMode *int32 says "bytes"), the generator went by the type.
 func (p *planner) value(t reflect.Type, building map[reflect.Type]*msg) (*field, error) {
-	f := &field{}
+	f := p.newField()
 	if t.Kind() == reflect.Pointer {
 		f.ptr, t = true, t.Elem()
 	}
