@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -203,13 +204,7 @@ func (s crdSchema) validateObject(t map[string]any, path *field.Path) field.Erro
 	}
 	props := s.props()
 	add := s.sub(s["additionalProperties"])
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range t {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, k := range slices.Sorted(maps.Keys(t)) {
 		if path == nil && (k == "apiVersion" || k == "kind" || k == "metadata") {
 			continue
 		}

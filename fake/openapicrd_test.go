@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"maps"
 	"slices"
 	"testing"
 )
@@ -17,13 +18,7 @@ func TestClusterScopedKeepsEveryRewrittenPath(t *testing.T) {
 			"/apis/g/v1/watch/namespaces/{namespace}/gears": map[string]any{},
 		}
 		clusterScoped(paths)
-		got := slices.Sorted(func(yield func(string) bool) {
-			for k := range paths {
-				if !yield(k) {
-					return
-				}
-			}
-		})
+		got := slices.Sorted(maps.Keys(paths))
 		want := []string{"/apis/g/v1/gears", "/apis/g/v1/gears/{n}", "/apis/g/v1/watch/gears"}
 		if !slices.Equal(got, want) {
 			t.Fatalf("paths = %q, want %q", got, want)

@@ -62,6 +62,10 @@ func TestSoak(t *testing.T) {
 	if err != nil {
 		t.Fatalf("KUBEGO_SOAK=%q: %v", v, err)
 	}
+	if os.Getenv("KUBEGO_SOAK_PROFILES") != "" {
+		// Fine enough sampling for a drift of a few MiB an hour to show.
+		runtime.MemProfileRate = 16 << 10
+	}
 	cp := testenv.Shared(t)
 	c := newClient(t, cp.Config())
 	ns := newNamespace(t, c)

@@ -68,6 +68,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/bench/internal/fixture"
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/examples/labeler/labeler"
 	"github.com/kubego/kubego/informer"
@@ -234,7 +235,7 @@ func populate(ctx context.Context, c *client.Client, ns string, n int) error {
 	}
 	deps := client.Typed[*appsv1.Deployment](c).Namespace(ns)
 	return parallel(n, 32, func(i int) error {
-		_, err := deps.Create(ctx, deployment(fmt.Sprintf("d-%05d", i)), metav1.CreateOptions{})
+		_, err := deps.Create(ctx, fixture.LabelerDeployment(fmt.Sprintf("d-%05d", i)), metav1.CreateOptions{})
 		return err
 	})
 }
@@ -472,17 +473,3 @@ func descendantsCPU() cpuByProgram {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-func deployment(name string) *appsv1.Deployment {
-	labels := map[string]string{"app": name}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
-			},
-		},
-	}
-}

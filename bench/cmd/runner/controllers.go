@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/bench/internal/fixture"
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/examples/samplecontroller/foos"
 	"github.com/kubego/kubego/informer"
@@ -259,7 +260,7 @@ func crPopulate(ctx context.Context, c *client.Client, workload, ns string, n in
 	if workload == "labeler" {
 		deps := client.Typed[*appsv1.Deployment](c).Namespace(ns)
 		return parallel(ctx, n, 32, func(i int) error {
-			_, err := deps.Create(ctx, crDeployment(fmt.Sprintf("d-%05d", i)), metav1.CreateOptions{})
+			_, err := deps.Create(ctx, fixture.LabelerDeployment(fmt.Sprintf("d-%05d", i)), metav1.CreateOptions{})
 			return err
 		})
 	}
@@ -282,21 +283,6 @@ func crCleanup(ctx context.Context, c *client.Client, ns string) error {
 		return err
 	}
 	return client.Typed[*appsv1.Deployment](c).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
-}
-
-// crDeployment is the labeler's Deployment, as bench/labeler makes it.
-func crDeployment(name string) *appsv1.Deployment {
-	labels := map[string]string{"app": name}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
-			},
-		},
-	}
 }
 
 // crObserve watches the workload's objects of ns and closes the returned
