@@ -40,6 +40,20 @@ func (e *UnknownTypeError) Unwrap() []error {
 	return []error{ErrUnknownType, informer.ErrPermanent, e.Cause}
 }
 
+// UnknownResourceError reports a resource the client cannot map to a
+// kind without the server: neither registered with Register nor a
+// built-in kind. It wraps ErrUnknownType.
+type UnknownResourceError struct {
+	Resource schema.GroupVersionResource
+}
+
+func (e *UnknownResourceError) Error() string {
+	return fmt.Sprintf("client: no kind known for resource %s (register its Go type with client.Register)", e.Resource)
+}
+
+// Unwrap returns ErrUnknownType.
+func (e *UnknownResourceError) Unwrap() error { return ErrUnknownType }
+
 // ErrScope is wrapped by *ScopeError.
 var ErrScope = errors.New("client: namespace does not fit the resource's scope")
 

@@ -37,3 +37,17 @@ func (c *Client) KindOf(obj runtime.Object) (schema.GroupVersionKind, error) {
 // metadataKind is the kind a PartialObjectMetadata carries when the server
 // did not say which object it describes.
 var metadataKind = schema.GroupKind{Group: "meta.k8s.io", Kind: "PartialObjectMetadata"}
+
+// KindForResource returns the group, version and kind served as resource
+// gvr, as far as the client knows without asking the server: from the
+// Registry, else the table of built-in kinds. It returns an
+// *UnknownResourceError when neither knows gvr.
+func (c *Client) KindForResource(gvr schema.GroupVersionResource) (schema.GroupVersionKind, error) {
+	if m, ok := c.registry.kindFor(gvr); ok {
+		return m.Kind, nil
+	}
+	if m, ok := builtinByResource(gvr); ok {
+		return m.Kind, nil
+	}
+	return schema.GroupVersionKind{}, &UnknownResourceError{Resource: gvr}
+}

@@ -87,3 +87,28 @@ func listKind(gvk schema.GroupVersionKind) schema.GroupVersionKind {
 	}
 	return gvk.GroupVersion().WithKind(gvk.Kind + "List")
 }
+
+// kindFor returns the mapping registered for resource gvr, if any.
+func (r *Registry) kindFor(gvr schema.GroupVersionResource) (Mapping, bool) {
+	if r == nil {
+		return Mapping{}, false
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, m := range r.m {
+		if m.Resource == gvr {
+			return m, true
+		}
+	}
+	return Mapping{}, false
+}
+
+// builtinByResource returns the built-in kind served as resource gvr.
+func builtinByResource(gvr schema.GroupVersionResource) (Mapping, bool) {
+	for m := range BuiltinKinds {
+		if m.Resource == gvr {
+			return m, true
+		}
+	}
+	return Mapping{}, false
+}

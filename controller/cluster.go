@@ -35,6 +35,9 @@ func (c *Controller) binder(factory *informer.Factory, kinds KindResolver) *bind
 			if c.forType == nil {
 				return schema.GroupKind{}, fmt.Errorf("%w: Owns needs a For source or SourceOptions.OwnerKind", ErrUnknownKind)
 			}
+			if !c.forGVR.Empty() {
+				return resourceKind(kinds, c.forGVR)
+			}
 			return kindOf(kinds, c.opts.Scheme, c.forType)
 		},
 		kinds: kinds,
@@ -283,4 +286,18 @@ func (e *engagement) hasSynced() bool {
 		}
 	}
 	return true
+}
+
+// resourceKind returns the group/kind served as gvr, the For resource of a
+// ForMetadata source, from kinds when it maps resources.
+func resourceKind(kinds KindResolver, gvr schema.GroupVersionResource) (schema.GroupKind, error) {
+	rk, ok := kinds.(ResourceKindResolver)
+	if !ok {
+		return schema.GroupKind{}, fmt.Errorf("%w: the For source is ForMetadata(%s) and Options.Kinds cannot map resources; set SourceOptions.OwnerKind", ErrUnknownKind, gvr)
+	}
+	gvk, err := rk.KindForResource(gvr)
+	if err != nil {
+		return schema.GroupKind{}, fmt.Errorf("%w: %w; set SourceOptions.OwnerKind", ErrUnknownKind, err)
+	}
+	return gvk.GroupKind(), nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/trace"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/informer"
@@ -139,7 +140,8 @@ type Controller struct {
 	// MultiCluster their copies (none with SkipHostCluster) and the
 	// Channel sources.
 	sources []Source
-	forType reflect.Type // the For source's, nil if none
+	forType reflect.Type                // the For source's, nil if none
+	forGVR  schema.GroupVersionResource // the For source's resource with ForMetadata
 
 	mu       sync.Mutex
 	clusters map[string]*engagement // with MultiCluster: the engaged clusters
@@ -188,6 +190,7 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 		opts.Scheme = scheme.Default()
 	}
 	var forType reflect.Type
+	var forGVR schema.GroupVersionResource
 	for i, s := range opts.Sources {
 		if s == nil {
 			return nil, invalid("Sources[%d] is nil", i)
@@ -197,6 +200,13 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 				return nil, invalid("more than one For source")
 			}
 			forType = s.goType()
+			if m, ok := s.(interface {
+				metadataResource() (schema.GroupVersionResource, bool)
+			}); ok {
+				if gvr, isMeta := m.metadataResource(); isMeta {
+					forGVR = gvr
+				}
+			}
 		}
 	}
 	if opts.SkipHostCluster && !opts.MultiCluster {
@@ -209,6 +219,7 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 		clock:    clock.Or(opts.Clock),
 		log:      opts.Logger,
 		forType:  forType,
+		forGVR:   forGVR,
 		clusters: map[string]*engagement{},
 	}
 	c.log = defaultlog.Or(c.log)

@@ -104,3 +104,60 @@ func TestNewRefusesATypeKindsCannotMap(t *testing.T) {
 		})
 	}
 }
+
+// resourceTable is a ResourceKindResolver as a client with a registry is.
+type resourceTable struct {
+	kindTable
+	resources map[schema.GroupVersionResource]schema.GroupVersionKind
+}
+
+func (r resourceTable) KindForResource(gvr schema.GroupVersionResource) (schema.GroupVersionKind, error) {
+	if gvk, ok := r.resources[gvr]; ok {
+		return gvk, nil
+	}
+	return schema.GroupVersionKind{}, errUnknown
+}
+
+func TestOwnsOfAMetadataForSourceFindsTheOwnerKindFromItsResource(t *testing.T) {
+	foos := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "foos"}
+	bars := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "bars"}
+	resources := resourceTable{kindTable: fooKinds, resources: map[schema.GroupVersionResource]schema.GroupVersionKind{
+		foos: {Group: "example.com", Version: "v1", Kind: "Foo"},
+	}}
+	tests := []struct {
+		name      string
+		kinds     KindResolver
+		forGVR    schema.GroupVersionResource
+		ownerKind schema.GroupKind
+		want      schema.GroupKind
+		wantErr   error
+	}{
+		{name: "a resolver that maps resources gives the kind", kinds: resources, forGVR: foos,
+			want: schema.GroupKind{Group: "example.com", Kind: "Foo"}},
+		{name: "an explicit OwnerKind wins", kinds: resources, forGVR: foos, ownerKind: schema.GroupKind{Group: "example.org", Kind: "Other"},
+			want: schema.GroupKind{Group: "example.org", Kind: "Other"}},
+		{name: "an unmapped resource fails New with the resolver's error", kinds: resources, forGVR: bars, wantErr: errUnknown},
+		{name: "a resolver that cannot map resources fails New", kinds: fooKinds, forGVR: foos, wantErr: ErrUnknownKind},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := informer.NewFactory(newMemBackend(), informer.FactoryOptions{})
+			owns := Owns[*appsv1.Deployment](SourceOptions{OwnerKind: tt.ownerKind})
+			_, err := New(f, Options{Reconciler: &recorder{}, Kinds: tt.kinds, Sources: []Source{
+				ForMetadata(tt.forGVR, SourceOptions{}), owns,
+			}})
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) || !errors.Is(err, ErrUnknownKind) {
+					t.Fatalf("New = %v, want ErrUnknownKind wrapping %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("New = %v", err)
+			}
+			if got := owns.(*kindSource[*appsv1.Deployment]).owner; got != tt.want {
+				t.Fatalf("owner kind = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -101,6 +101,15 @@ type KindResolver interface {
 	KindOf(obj runtime.Object) (schema.GroupVersionKind, error)
 }
 
+// ResourceKindResolver is a KindResolver that also maps a resource to its
+// kind without the server. With one as Options.Kinds, Owns sources of a
+// Controller whose For source is ForMetadata find the owner kind from the
+// For resource. A *client.Client implements it.
+type ResourceKindResolver interface {
+	KindResolver
+	KindForResource(gvr schema.GroupVersionResource) (schema.GroupVersionKind, error)
+}
+
 // For makes the primary source of a Controller: each event of an object of
 // type T enqueues a Request for that object. A Controller has at most one
 // For source; Owns sources map to its kind.
@@ -118,8 +127,9 @@ func For[T informer.Object](opts SourceOptions) Source {
 // factory with the same SharedOptions, which returns the same shared
 // informer.
 //
-// Owns sources of a Controller whose For source is ForMetadata must set
-// SourceOptions.OwnerKind.
+// Owns sources of a Controller whose For source is ForMetadata find the
+// owner kind from gvr when Options.Kinds is a ResourceKindResolver (a
+// Manager's client is); otherwise they must set SourceOptions.OwnerKind.
 func ForMetadata(gvr schema.GroupVersionResource, opts SourceOptions) Source {
 	return &kindSource[*metav1.PartialObjectMetadata]{kind: kindFor, opts: opts, gvr: gvr, metadata: true}
 }
@@ -274,6 +284,11 @@ func (s *kindSource[T]) informerName() string { return s.inf.Name() }
 func (s *kindSource[T]) sourceKind() sourceKind { return s.kind }
 
 func (s *kindSource[T]) goType() reflect.Type { return reflect.TypeFor[T]() }
+
+// metadataResource returns the resource of a ForMetadata source.
+func (s *kindSource[T]) metadataResource() (schema.GroupVersionResource, bool) {
+	return s.gvr, s.metadata
+}
 
 // pass reports whether every predicate passes e.
 func (s *kindSource[T]) pass(e Event) bool {

@@ -32,8 +32,8 @@ func Setup(mgr *manager.Manager) (*controller.Controller, error) {
 	return mgr.NewController(controller.Options{
 		Name:       "widgets",
 		Reconciler: r,
-		// The scheme does not know Widget, so Owns sources would need
-		// SourceOptions.OwnerKind = Kind; For needs nothing.
+		// Owns sources would find Widget as their owner kind through the
+		// Manager's client, whose Registry knows the type.
 		Sources: []controller.Source{
 			controller.For[*Widget](controller.SourceOptions{Predicates: []controller.Predicate{controller.GenerationChanged}}),
 		},
