@@ -4,6 +4,7 @@ import (
 	"errors"
 	"runtime"
 	"testing"
+	"time"
 )
 
 type value struct{ n int }
@@ -21,11 +22,12 @@ func TestMapForgetsUnusedValues(t *testing.T) {
 	if got := c.Len(); got != n+1 {
 		t.Fatalf("Len = %d, want %d", got, n+1)
 	}
-	// Cleanups run on their own goroutine after a collection: collect and
-	// yield until they have run.
-	for i := 0; i < 1000 && c.Len() > 1; i++ {
-		runtime.GC()
-		runtime.Gosched()
+	// Cleanups run on their own goroutine after a collection, which a
+	// loaded machine may not schedule for a while: collect, then wait for
+	// a sentinel's cleanup from the same collection, until the values are
+	// gone or a generous bound passes.
+	for deadline := time.Now().Add(time.Minute); c.Len() > 1 && time.Now().Before(deadline); {
+		collectAndWaitForCleanups()
 	}
 	if got := c.Len(); got != 1 {
 		t.Fatalf("Len = %d after the values were dropped, want 1 (the one in use)", got)
@@ -51,4 +53,18 @@ func TestGetRemembersNothingOnError(t *testing.T) {
 		t.Fatalf("Get after a failure = %v, %v", v, err)
 	}
 	runtime.KeepAlive(v)
+}
+
+// collectAndWaitForCleanups runs a collection and waits (up to a second)
+// until the cleanup of an object unreachable in it has run.
+func collectAndWaitForCleanups() {
+	ran := make(chan struct{})
+	sentinel := new([64]byte)
+	runtime.AddCleanup(sentinel, func(ch chan struct{}) { close(ch) }, ran)
+	sentinel = nil
+	runtime.GC()
+	select {
+	case <-ran:
+	case <-time.After(time.Second):
+	}
 }
