@@ -146,10 +146,12 @@ func notAcceptable() error {
 }
 
 // normalize round-trips built-in content through its Go type, which drops
-// unknown fields and gives the canonical shape (as kube-apiserver stores it),
+// unknown fields, sets kube-apiserver's defaults (setDefaults; a kind the
+// fake cannot default is refused when refuseUndefaulted) and gives the
+// canonical shape (as kube-apiserver stores it),
 // and applies a custom resource's structural schema (pruning, defaults,
 // validation: a 422 Invalid listing every field at fault).
-func normalize(res *resource, u map[string]any) (map[string]any, error) {
+func normalize(res *resource, u map[string]any, refuseUndefaulted bool) (map[string]any, error) {
 	if res.schema != nil {
 		if errs := res.schema.apply(u); len(errs) > 0 {
 			md, _ := u["metadata"].(map[string]any)
@@ -167,6 +169,9 @@ func normalize(res *resource, u map[string]any) (map[string]any, error) {
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, t); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to decode %s: %v", res.gvk.Kind, err))
+	}
+	if !setDefaults(t) && refuseUndefaulted && apiserverDefaults[res.gvk.GroupKind()] {
+		return nil, notDefaulted(res.gvk)
 	}
 	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(t)
 	if err != nil {

@@ -66,6 +66,10 @@ var generationKinds = map[string]bool{
 	"NetworkPolicy": true, "ValidatingAdmissionPolicy": true, "MutatingAdmissionPolicy": true,
 	"ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true,
 	"CustomResourceDefinition": true, "APIService": true, "ResourceClaim": true,
+	"PodTemplate": true, "EndpointSlice": true, "PriorityClass": true, "IngressClass": true,
+	"ValidatingAdmissionPolicyBinding": true, "MutatingAdmissionPolicyBinding": true,
+	"FlowSchema": true, "PriorityLevelConfiguration": true, "ResourceSlice": true,
+	"DeviceClass": true, "DeviceTaintRule": true,
 }
 
 // scaleKinds are the built-in kinds with a scale subresource.
