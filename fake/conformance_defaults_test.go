@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubego/kubego/scheme"
@@ -40,6 +41,7 @@ func defaultingCases() []conformanceCase {
 		{"BuiltinKindsAreStoredDefaulted", builtinKindsAreStoredDefaulted},
 		{"DesiredStateMatchesLiveAfterDryRunDefaulting", desiredStateConverges},
 		{"ServiceUpdateKeepsAllocatedValues", serviceUpdateKeepsAllocated},
+		{"EveryWritePathDefaults", everyWritePathDefaults},
 	}
 }
 
@@ -377,5 +379,29 @@ func serviceUpdateKeepsAllocated(e *env) {
 	}
 	if np := got.Spec.Ports[1].NodePort; np < 30000 || np > 32767 || np == got.Spec.Ports[0].NodePort {
 		e.Fatalf("node port of https %d, want a new one in 30000-32767", np)
+	}
+}
+
+// Server-side apply, merge patch and update all store defaulted objects:
+// a field a patch or update removes comes back with its default.
+func everyWritePathDefaults(e *env) {
+	apply := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"applied"},"spec":{"selector":{"matchLabels":{"app":"a"}},` +
+		`"template":{"metadata":{"labels":{"app":"a"}},"spec":{"containers":[{"name":"c","image":"registry.example/app:1"}]}}}}`
+	var d appsv1.Deployment
+	must(e, e.c.Patch(types.ApplyPatchType).Group("apps").Version("v1").Namespace(e.ns).Resource("deployments").Name("applied").
+		Param("fieldManager", "test").Body([]byte(apply)).Do(e.ctx).Into(&d))
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 1 || d.Spec.Template.Spec.Containers[0].ImagePullPolicy != corev1.PullIfNotPresent {
+		e.Fatalf("applied Deployment not defaulted: %+v", d.Spec)
+	}
+	must(e, e.c.Patch(types.MergePatchType).Group("apps").Version("v1").Namespace(e.ns).Resource("deployments").Name("applied").
+		Body([]byte(`{"spec":{"revisionHistoryLimit":null,"template":{"spec":{"dnsPolicy":null}}}}`)).Do(e.ctx).Into(&d))
+	if d.Spec.RevisionHistoryLimit == nil || *d.Spec.RevisionHistoryLimit != 10 || d.Spec.Template.Spec.DNSPolicy != corev1.DNSClusterFirst {
+		e.Fatalf("patched Deployment not defaulted: %+v", d.Spec)
+	}
+	d.Spec.ProgressDeadlineSeconds = nil
+	d.Spec.Template.Spec.Containers[0].TerminationMessagePath = ""
+	must(e, e.c.Put().Group("apps").Version("v1").Namespace(e.ns).Resource("deployments").Name("applied").Body(&d).Do(e.ctx).Into(&d))
+	if d.Spec.ProgressDeadlineSeconds == nil || *d.Spec.ProgressDeadlineSeconds != 600 || d.Spec.Template.Spec.Containers[0].TerminationMessagePath != corev1.TerminationMessagePathDefault {
+		e.Fatalf("updated Deployment not defaulted: %+v", d.Spec)
 	}
 }

@@ -107,6 +107,40 @@
 //     ownership of the status fields, so a second manager's apply of the
 //     same field conflicts (409) and a field the applier stops sending is
 //     removed, as on the main resource;
+//   - built-in kinds are defaulted on every write (create, update, patch
+//     and apply, in JSON and protobuf alike, and objects seeded through
+//     Add) as kube-apiserver defaults their GA versions: a Pod and the pod
+//     template of every workload (containers, init and ephemeral
+//     containers: pull policy from the image tag, termination message,
+//     ports' protocol, probes, env field references; volumes' modes and
+//     types, an empty volume as emptyDir; restart and DNS policy,
+//     scheduler, security context, grace period; a Pod also gets requests
+//     from its limits and enableServiceLinks), Deployment, ReplicaSet,
+//     StatefulSet, DaemonSet, ReplicationController, Job, CronJob,
+//     PodTemplate, Service, Secret (type, and stringData moved into
+//     data), PersistentVolumeClaim, PersistentVolume, Namespace (the
+//     kubernetes.io/metadata.name label), Endpoints, EndpointSlice, Node,
+//     LimitRange, ResourceQuota (quantities rounded up to milli-units),
+//     HorizontalPodAutoscaler (v1 and v2), NetworkPolicy, IngressClass,
+//     RoleBinding, ClusterRoleBinding, StorageClass, CSIDriver,
+//     PriorityClass, webhook configurations and admission policies and
+//     their bindings;
+//   - what kube-apiserver's registries and default admission plugins add
+//     to a new object is added too: a Service's cluster IPs, IP families
+//     and their policy, node ports and health check node port (from
+//     10.0.0.0/24 and 30000-32767, as testenv's kube-apiserver, lowest
+//     free first where a real server picks at random; an update that
+//     leaves them out keeps them), a Job's selector and uid and name
+//     labels (on the Job too when it came without labels), a DaemonSet's
+//     template generation annotation (moved by template changes), a
+//     Pod's priority and preemption policy from its priority class (an
+//     unknown class is 403) and its tolerations of not-ready and
+//     unreachable nodes, the protection finalizers of claims and volumes
+//     (dropped when they are deleted, as the protection controller does
+//     for unused ones) and a volume's phase transition time. The
+//     conformance case BuiltinKindsAreStoredDefaulted compares one
+//     object of each of these kinds (and of a few kinds stored as
+//     written) with what kube-apiserver stores;
 //   - a custom resource is written through its version's structural
 //     schema, as kube-apiserver does: unknown fields pruned (except under
 //     x-kubernetes-preserve-unknown-fields, and the apiVersion, kind and
@@ -204,9 +238,19 @@
 //
 // # Other known differences not covered by the suite
 //
-//   - No defaulting: a Deployment keeps an unset replicas field, a
-//     Service gets no clusterIP. (A new Pod does get phase Pending and a
-//     QoS class, computed from requests and limits compared as written.)
+//   - Defaulting: kinds kube-apiserver defaults that the fake stores as
+//     written are FlowSchema, PriorityLevelConfiguration,
+//     VolumeAttachment, PodCertificateRequest, the resource.k8s.io kinds,
+//     the scheduling.k8s.io PodGroups, every kind of the alpha and beta
+//     versions of Options.AllVersions, and CustomResourceDefinition and
+//     APIService (conversion strategy, names and the like); with
+//     Options.RefuseUndefaulted a write of one of them (but the last two)
+//     is 501 Not Implemented instead. Pod-level resources are not
+//     defaulted from the containers'. Only the admission named above is
+//     emulated (no LimitRanger defaults, no service account volume).
+//     The Service kubernetes of the default namespace does not exist.
+//   - A new Pod gets phase Pending and a QoS class computed from requests
+//     and limits compared as written (after defaulting).
 //   - No admission, authentication or authorization: every request acts as
 //     an administrator; impersonation headers are ignored.
 //   - With Options.AllVersions, each version of a resource has its own
@@ -224,8 +268,11 @@
 //     types, preserved unknown fields) but is not checked beyond them.
 //   - Built-in kinds that track generation are a fixed list (Deployment,
 //     ReplicaSet, StatefulSet, DaemonSet, ReplicationController, Job,
-//     CronJob, Pod, HPA, PDB, Ingress, NetworkPolicy, admission policies and
-//     webhook configurations, CRD, APIService, ResourceClaim).
+//     CronJob, Pod, PodTemplate, HPA, PDB, Ingress, IngressClass,
+//     NetworkPolicy, EndpointSlice, PriorityClass, admission policies,
+//     their bindings and webhook configurations, flow schemas and
+//     priority levels, CRD, APIService, ResourceClaim, ResourceSlice,
+//     DeviceClass, DeviceTaintRule).
 //   - Server-side apply schema for built-in kinds is derived from the Go
 //     types' struct tags, not from kube-apiserver's OpenAPI: a slice with
 //     patchMergeKey is an associative list keyed by that one key (the real
@@ -272,8 +319,9 @@
 //     status or conditions.
 //   - A field of the wrong type in a built-in object (a string for an
 //     integer) is 400 BadRequest as on a real server, with another message.
-//   - dryRun is honoured for create, update, patch and delete, without the
-//     admission and defaulting a real dry run would show.
+//   - dryRun is honoured for create, update, patch and delete, with the
+//     defaults and the emulated admission above (a dry-run create of a
+//     Service answers allocated values, which stay free).
 //   - Server-side apply to the scale subresource is 415 (update and the
 //     other patch types work there).
 //   - Options.Clock sets creationTimestamp and deletionTimestamp; the
