@@ -16,6 +16,7 @@ import (
 // What kube-apiserver's default admission plugins and registries add to a
 // new object beyond its defaults: a Pod's priority (Priority) and
 // tolerations of unready and unreachable nodes (DefaultTolerationSeconds),
+// a Node's not-ready taint (TaintNodesByCondition),
 // the protection finalizers of claims and volumes
 // (StorageObjectInUseProtection) and a volume's phase transition time.
 
@@ -25,6 +26,7 @@ var (
 	pvsGVR             = schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumes"}
 	podsGVR            = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 	daemonSetsGVR      = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
+	nodesGVR           = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
 )
 
 const (
@@ -46,6 +48,8 @@ func (s *Server) admitCreate(res *resource, u map[string]any, now time.Time) err
 		return s.admitPod(u)
 	case pvcsGVR:
 		addFinalizer(u, pvcProtection)
+	case nodesGVR:
+		taintNotReady(u)
 	case pvsGVR:
 		addFinalizer(u, pvProtection)
 		_ = unstructured.SetNestedField(u, now.UTC().Format(time.RFC3339), "status", "lastPhaseTransitionTime")
@@ -158,4 +162,21 @@ func keepTemplateGeneration(u *unstructured.Unstructured, old map[string]any) {
 		gen++
 	}
 	setTemplateGeneration(u, gen)
+}
+
+// taintNotReady gives a new Node the taint node.kubernetes.io/not-ready
+// (NoSchedule) unless it has it.
+func taintNotReady(u map[string]any) {
+	spec, _ := u["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+		u["spec"] = spec
+	}
+	taints, _ := spec["taints"].([]any)
+	for _, t := range taints {
+		if tm, _ := t.(map[string]any); tm["key"] == corev1.TaintNodeNotReady && tm["effect"] == string(corev1.TaintEffectNoSchedule) {
+			return
+		}
+	}
+	spec["taints"] = append(taints, map[string]any{"key": corev1.TaintNodeNotReady, "effect": string(corev1.TaintEffectNoSchedule)})
 }

@@ -135,7 +135,8 @@
 //     template generation annotation (moved by template changes), a
 //     Pod's priority and preemption policy from its priority class (an
 //     unknown class is 403) and its tolerations of not-ready and
-//     unreachable nodes, the protection finalizers of claims and volumes
+//     unreachable nodes, a Node's not-ready taint (a Node keeps the
+//     status it is created with), the protection finalizers of claims and volumes
 //     (dropped when they are deleted, as the protection controller does
 //     for unused ones) and a volume's phase transition time. The
 //     conformance case BuiltinKindsAreStoredDefaulted compares one

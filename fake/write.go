@@ -117,8 +117,8 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 	if res.generation {
 		uu.SetGeneration(1)
 	}
-	if res.status && !opts.seed {
-		delete(u, "status")
+	if res.status && !opts.seed && res.gvr != nodesGVR {
+		delete(u, "status") // a Node is registered with its status
 	}
 	if res.gvk.Group == "" && res.gvk.Kind == "Pod" && !opts.seed {
 		initPodStatus(u)
