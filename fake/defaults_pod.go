@@ -135,20 +135,32 @@ func pullPolicyFor(image string) corev1.PullPolicy {
 	return corev1.PullIfNotPresent
 }
 
-// imageTag returns the tag of an image reference: "" when it names a
-// digest, "latest" when it names neither.
+// imageTag returns the tag of an image reference as kube-apiserver reads
+// it: "latest" when it names neither a tag nor a digest, "" when it names
+// only a digest or is not a valid reference (empty, or upper case in the
+// repository).
 func imageTag(image string) string {
-	if strings.Contains(image, "@") {
+	name, _, digested := strings.Cut(image, "@")
+	if name == "" {
 		return ""
 	}
-	name := image
-	if i := strings.LastIndex(name, "/"); i >= 0 {
-		name = name[i+1:]
+	repo, tag := name, ""
+	if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+		repo, tag = name[:i], name[i+1:]
 	}
-	if i := strings.LastIndex(name, ":"); i >= 0 {
-		return name[i+1:]
+	// The registry host may have upper case letters, the path may not.
+	if i := strings.Index(repo, "/"); i >= 0 {
+		if host := repo[:i]; strings.ContainsAny(host, ".:") || host == "localhost" {
+			repo = repo[i+1:]
+		}
 	}
-	return "latest"
+	if strings.ToLower(repo) != repo {
+		return ""
+	}
+	if tag == "" && !digested {
+		return "latest"
+	}
+	return tag
 }
 
 func defaultContainer(c *corev1.Container) {
