@@ -150,10 +150,11 @@ func notAcceptable() error {
 // fake cannot default is refused when refuseUndefaulted) and gives the
 // canonical shape (as kube-apiserver stores it),
 // and applies a custom resource's structural schema (pruning, defaults,
-// validation: a 422 Invalid listing every field at fault).
-func normalize(res *resource, u map[string]any, refuseUndefaulted bool) (map[string]any, error) {
+// validation: a 422 Invalid listing every field at fault; old is the
+// object an update replaces, nil on create).
+func normalize(res *resource, u, old map[string]any, refuseUndefaulted bool) (map[string]any, error) {
 	if res.schema != nil {
-		if errs := res.schema.apply(u); len(errs) > 0 {
+		if errs := res.schema.apply(u, old); len(errs) > 0 {
 			md, _ := u["metadata"].(map[string]any)
 			name, _ := md["name"].(string)
 			return nil, apierrors.NewInvalid(res.gvk.GroupKind(), name, errs)

@@ -752,6 +752,7 @@ func conformanceCases() []conformanceCase {
 				}
 			}
 		}},
+		{"CustomResourceListTypesAreValidated", customResourceListTypes},
 		{"CustomResourceGroupVersionGetsAnAPIService", func(e *env) {
 			e.gadgets()
 			var u unstructured.Unstructured

@@ -22,14 +22,17 @@ import (
 // exclusive forms), multipleOf, minLength/maxLength, pattern,
 // minItems/maxItems, uniqueItems, minProperties/maxProperties, and the
 // extensions x-kubernetes-preserve-unknown-fields, x-kubernetes-int-or-string
-// and x-kubernetes-embedded-resource. Value validations under allOf, anyOf,
-// oneOf and not, formats, and CEL rules (x-kubernetes-validations) are not
-// checked.
+// and x-kubernetes-embedded-resource, and x-kubernetes-list-type set and
+// map (with x-kubernetes-list-map-keys). Value validations under allOf,
+// anyOf, oneOf and not, formats, and CEL rules (x-kubernetes-validations)
+// are not checked.
 type crdSchema map[string]any
 
 // apply prunes, defaults and validates the custom resource u in place.
-// The error lists every invalid field, as a 422 would.
-func (s crdSchema) apply(u map[string]any) field.ErrorList {
+// The error lists every invalid field, as a 422 would. old is the stored
+// object an update replaces (nil on create): as on kube-apiserver, the
+// list types of an update are checked only when old passes that check.
+func (s crdSchema) apply(u, old map[string]any) field.ErrorList {
 	if s == nil {
 		return nil
 	}
@@ -37,7 +40,11 @@ func (s crdSchema) apply(u map[string]any) field.ErrorList {
 	// says of them.
 	s.pruneObject(u, true)
 	s.setDefaults(u)
-	return s.validate(u, nil)
+	errs := s.validate(u, nil)
+	if old == nil || len(s.listTypeErrors(old, nil)) == 0 {
+		errs = append(errs, s.listTypeErrors(u, nil)...)
+	}
+	return errs
 }
 
 func (s crdSchema) props() map[string]any {

@@ -64,6 +64,16 @@ func TestCRDSchemaApply(t *testing.T) {
 		{"exclusive bounds and multipleOf",
 			`{"type":"object","properties":{"a":{"type":"number","minimum":0,"exclusiveMinimum":true},"b":{"type":"integer","multipleOf":5}}}`,
 			`{"a":0,"b":7}`, `{"a":0,"b":7}`, 2},
+		{"a set repeats no item, reported once at its second occurrence",
+			`{"type":"object","properties":{"a":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}}`,
+			`{"a":["x","y","x","x","y"]}`, `{"a":["x","y","x","x","y"]}`, 2},
+		{"a map list repeats no key, missing keys counting as a value",
+			`{"type":"object","properties":{"a":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k","p"],"items":{"type":"object","properties":{"k":{"type":"string"},"p":{"type":"integer"},"v":{"type":"string"}}}}}}`,
+			`{"a":[{"k":"x","p":1,"v":"1"},{"k":"x","p":2},{"k":"x","p":1,"v":"2"},{"v":"3"},{"v":"4"}]}`,
+			`{"a":[{"k":"x","p":1,"v":"1"},{"k":"x","p":2},{"k":"x","p":1,"v":"2"},{"v":"3"},{"v":"4"}]}`, 2},
+		{"atomic lists may repeat items",
+			`{"type":"object","properties":{"a":{"type":"array","x-kubernetes-list-type":"atomic","items":{"type":"string"}}}}`,
+			`{"a":["x","x"]}`, `{"a":["x","x"]}`, 0},
 		{"unique items and item counts",
 			`{"type":"object","properties":{"a":{"type":"array","uniqueItems":true,"maxItems":2,"items":{"type":"integer"}}}}`,
 			`{"a":[1,2,1]}`, `{"a":[1,2,1]}`, 2},
@@ -72,7 +82,7 @@ func TestCRDSchemaApply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := crdSchema(mustJSON(t, tt.schema))
 			u := mustJSON(t, tt.in)
-			errs := s.apply(u)
+			errs := s.apply(u, nil)
 			if len(errs) != tt.wantErrs {
 				t.Errorf("errors %v, want %d", errs, tt.wantErrs)
 			}
@@ -91,6 +101,19 @@ func FuzzCRDSchemaApply(f *testing.F) {
 		if json.Unmarshal([]byte(schema), &s) != nil || json.Unmarshal([]byte(obj), &u) != nil || u == nil {
 			return
 		}
-		crdSchema(s).apply(u) // must not panic, whatever the schema or object
+		crdSchema(s).apply(u, nil) // must not panic, whatever the schema or object
 	})
+}
+
+// An update is checked for list types only when the object it replaces
+// passes that check, as kube-apiserver ratchets it.
+func TestCRDSchemaListTypesRatchet(t *testing.T) {
+	s := crdSchema(mustJSON(t, `{"type":"object","properties":{"a":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}}`))
+	valid, invalid := mustJSON(t, `{"a":["x"]}`), mustJSON(t, `{"a":["x","x"]}`)
+	if errs := s.apply(mustJSON(t, `{"a":["y","y"]}`), valid); len(errs) != 1 {
+		t.Errorf("update of a valid object: %v, want one Duplicate", errs)
+	}
+	if errs := s.apply(mustJSON(t, `{"a":["y","y"]}`), invalid); len(errs) != 0 {
+		t.Errorf("update of an invalid object: %v, want none", errs)
+	}
 }

@@ -147,9 +147,10 @@
 //     x-kubernetes-preserve-unknown-fields, and the apiVersion, kind and
 //     metadata of x-kubernetes-embedded-resource), defaults set (also for
 //     a null that is not nullable), then types, required fields, enums,
-//     bounds, lengths, patterns, item and property counts checked: a 422
-//     Invalid with one cause per field, of the real server's cause types
-//     and field paths.
+//     bounds, lengths, patterns, item and property counts, and lists of
+//     type set and map (no repeated item or key; an update is checked only
+//     if the object it replaces passes) checked: a 422 Invalid with one
+//     cause per field, of the real server's cause types and field paths.
 //
 // Accept asking for PartialObjectMetadata or PartialObjectMetadataList
 // (the metadata client) in meta.k8s.io/v1 or v1beta1 is answered with
@@ -228,7 +229,7 @@
 //     deprecated fields;
 //   - custom resources against the parts of their CRD's schema that are
 //     not structural: formats, allOf/anyOf/oneOf/not, CEL rules
-//     (x-kubernetes-validations), list types and map keys; and a
+//     (x-kubernetes-validations); and a
 //     CustomResourceDefinition itself beyond the approval annotation:
 //     names, versions, scope changes, whether its schema is structural,
 //     conversion;
