@@ -753,6 +753,7 @@ func conformanceCases() []conformanceCase {
 			}
 		}},
 		{"CustomResourceListTypesAreValidated", customResourceListTypes},
+		{"CustomResourceFormatsAreValidated", customResourceFormats},
 		{"CustomResourceGroupVersionGetsAnAPIService", func(e *env) {
 			e.gadgets()
 			var u unstructured.Unstructured

@@ -2,14 +2,16 @@ package fake_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// gizmos serves the custom resource Gizmo, whose spec has a set of tags
-// and a map list of ports keyed by port and protocol.
+// gizmos serves the custom resource Gizmo, whose spec has a set of tags,
+// a map list of ports keyed by port and protocol, and formatted strings.
 func (e *env) gizmos() {
 	e.Helper()
 	item := func(props map[string]any) map[string]any {
@@ -32,6 +34,12 @@ func (e *env) gizmos() {
 								"protocol": map[string]any{"type": "string", "default": "TCP"},
 								"name":     map[string]any{"type": "string"},
 							}}},
+						"created": map[string]any{"type": "string", "format": "date-time"},
+						"id":      map[string]any{"type": "string", "format": "uuid"},
+						"addr":    map[string]any{"type": "string", "format": "ipv4"},
+						"data":    map[string]any{"type": "string", "format": "byte"},
+						"host":    map[string]any{"type": "string", "format": "k8s-short-name"},
+						"free":    map[string]any{"type": "string", "format": "no-such-format"},
 					}),
 				})},
 			}},
@@ -78,5 +86,37 @@ func customResourceListTypes(e *env) {
 	must(e, e.c.Get().Group(widgetGroup).Version("v1").Namespace(e.ns).Resource("gizmos").Name("ok").Do(e.ctx).Into(&u))
 	if ports, _, _ := unstructured.NestedSlice(u.Object, "spec", "ports"); len(ports) != 2 || ports[0].(map[string]any)["protocol"] != "TCP" {
 		e.Fatalf("ports %v", ports)
+	}
+}
+
+// Strings with a format kube-apiserver knows are checked against it (422,
+// a TypeInvalid cause naming the format); an unknown format is ignored.
+func customResourceFormats(e *env) {
+	e.gizmos()
+	post := func(name string, spec map[string]any) error {
+		body, _ := json.Marshal(map[string]any{"apiVersion": widgetGroup + "/v1", "kind": "Gizmo", "metadata": map[string]any{"name": name}, "spec": spec})
+		return e.c.Verb(http.MethodPost).Group(widgetGroup).Version("v1").Namespace(e.ns).Resource("gizmos").Body(body).Do(e.ctx).Error()
+	}
+	must(e, post("ok", map[string]any{
+		"created": "2026-12-01T19:00:00Z", "id": "0b0f3c52-7d4e-4f7a-9a55-1c2d3e4f5a6b", "addr": "10.1.2.3",
+		"data": "aGVsbG8=", "host": "web-1", "free": "anything at all",
+	}))
+	for _, tc := range []struct {
+		field, value, format string
+	}{
+		{"created", "yesterday", "date-time"},
+		{"id", "not-a-uuid", "uuid"},
+		{"addr", "10.1.2", "ipv4"},
+		{"data", "%%%", "byte"},
+		{"host", "Web_1", "k8s-short-name"},
+	} {
+		err := post("bad", map[string]any{tc.field: tc.value})
+		se := wantStatus(e, err, 422, metav1.StatusReasonInvalid)
+		want := fmt.Sprintf("spec.%s in body must be of type %s: %q", tc.field, tc.format, tc.value)
+		if se.ErrStatus.Details == nil || len(se.ErrStatus.Details.Causes) != 1 ||
+			se.ErrStatus.Details.Causes[0].Type != metav1.CauseTypeTypeInvalid || se.ErrStatus.Details.Causes[0].Field != "spec."+tc.field ||
+			!strings.Contains(se.ErrStatus.Details.Causes[0].Message, want) {
+			e.Fatalf("%s %q: got %+v, want one TypeInvalid cause with %s", tc.field, tc.value, se.ErrStatus.Details, want)
+		}
 	}
 }

@@ -23,9 +23,10 @@ import (
 // minItems/maxItems, uniqueItems, minProperties/maxProperties, and the
 // extensions x-kubernetes-preserve-unknown-fields, x-kubernetes-int-or-string
 // and x-kubernetes-embedded-resource, and x-kubernetes-list-type set and
-// map (with x-kubernetes-list-map-keys). Value validations under allOf,
-// anyOf, oneOf and not, formats, and CEL rules (x-kubernetes-validations)
-// are not checked.
+// map (with x-kubernetes-list-map-keys), and the string formats
+// kube-apiserver knows (crdFormats). Value validations under allOf, anyOf,
+// oneOf and not, and CEL rules (x-kubernetes-validations) are not
+// checked.
 type crdSchema map[string]any
 
 // apply prunes, defaults and validates the custom resource u in place.
@@ -263,7 +264,7 @@ func (s crdSchema) validateString(t string, path *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(path, t, fmt.Sprintf("%s in body should match '%s'", pathName(path), p)))
 		}
 	}
-	return errs
+	return append(errs, s.formatErrors(t, path)...)
 }
 
 func (s crdSchema) validateNumber(f float64, v any, path *field.Path) field.ErrorList {
