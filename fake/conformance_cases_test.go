@@ -754,6 +754,7 @@ func conformanceCases() []conformanceCase {
 		}},
 		{"CustomResourceListTypesAreValidated", customResourceListTypes},
 		{"CustomResourceFormatsAreValidated", customResourceFormats},
+		{"CustomResourceInt32OutOfRangeIsInvalid", customResourceInt32Range},
 		{"CustomResourceGroupVersionGetsAnAPIService", func(e *env) {
 			e.gadgets()
 			var u unstructured.Unstructured

@@ -40,6 +40,7 @@ func (e *env) gizmos() {
 						"data":    map[string]any{"type": "string", "format": "byte"},
 						"host":    map[string]any{"type": "string", "format": "k8s-short-name"},
 						"free":    map[string]any{"type": "string", "format": "no-such-format"},
+						"count":   map[string]any{"type": "integer", "format": "int32"},
 					}),
 				})},
 			}},
@@ -119,4 +120,19 @@ func customResourceFormats(e *env) {
 			e.Fatalf("%s %q: got %+v, want one TypeInvalid cause with %s", tc.field, tc.value, se.ErrStatus.Details, want)
 		}
 	}
+}
+
+// An integer of format int32 out of its range is refused (422, a cause
+// at no field naming the path), one in range is stored.
+func customResourceInt32Range(e *env) {
+	e.gizmos()
+	body, _ := json.Marshal(map[string]any{"apiVersion": widgetGroup + "/v1", "kind": "Gizmo", "metadata": map[string]any{"name": "big"}, "spec": map[string]any{"count": int64(3000000000)}})
+	err := e.c.Verb(http.MethodPost).Group(widgetGroup).Version("v1").Namespace(e.ns).Resource("gizmos").Body(body).Do(e.ctx).Error()
+	se := wantStatus(e, err, 422, metav1.StatusReasonInvalid)
+	want := "Checked value must be of type integer with format int32 in spec.count"
+	if se.ErrStatus.Details == nil || len(se.ErrStatus.Details.Causes) != 1 || !strings.Contains(se.ErrStatus.Details.Causes[0].Message, want) {
+		e.Fatalf("got %+v, want one cause saying %q", se.ErrStatus.Details, want)
+	}
+	body, _ = json.Marshal(map[string]any{"apiVersion": widgetGroup + "/v1", "kind": "Gizmo", "metadata": map[string]any{"name": "small"}, "spec": map[string]any{"count": int64(2000000000)}})
+	must(e, e.c.Verb(http.MethodPost).Group(widgetGroup).Version("v1").Namespace(e.ns).Resource("gizmos").Body(body).Do(e.ctx).Error())
 }

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -33,4 +34,22 @@ func (s crdSchema) formatErrors(t string, path *field.Path) field.ErrorList {
 		return nil
 	}
 	return field.ErrorList{field.TypeInvalid(path, t, fmt.Sprintf("%s in body must be of type %s: %q", pathName(path), f, t))}
+}
+
+// rangeErrors checks a number against the range of its schema's format
+// (int32 for an integer, float for a number), as kube-apiserver does: an
+// error at no field, with an empty value.
+func (s crdSchema) rangeErrors(f float64, path *field.Path) field.ErrorList {
+	format, _ := s["format"].(string)
+	out := false
+	switch {
+	case s.typ() == "integer" && format == "int32":
+		out = f < math.MinInt32 || f > math.MaxInt32
+	case s.typ() == "number" && format == "float":
+		out = math.Abs(f) > math.MaxFloat32
+	}
+	if !out {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(nil, "", fmt.Sprintf("Checked value must be of type %s with format %s in %s", s.typ(), format, pathName(path)))}
 }

@@ -23,8 +23,9 @@ import (
 // minItems/maxItems, uniqueItems, minProperties/maxProperties, and the
 // extensions x-kubernetes-preserve-unknown-fields, x-kubernetes-int-or-string
 // and x-kubernetes-embedded-resource, and x-kubernetes-list-type set and
-// map (with x-kubernetes-list-map-keys), and the string formats
-// kube-apiserver knows (crdFormats). Value validations under allOf, anyOf,
+// map (with x-kubernetes-list-map-keys), the string formats
+// kube-apiserver knows (crdFormats) and the ranges of the int32 and float
+// formats. Value validations under allOf, anyOf,
 // oneOf and not, and CEL rules (x-kubernetes-validations) are not
 // checked.
 type crdSchema map[string]any
@@ -268,7 +269,7 @@ func (s crdSchema) validateString(t string, path *field.Path) field.ErrorList {
 }
 
 func (s crdSchema) validateNumber(f float64, v any, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
+	errs := s.rangeErrors(f, path)
 	if m, ok := number(s["minimum"]); ok {
 		if s.flag("exclusiveMinimum") && f <= m {
 			errs = append(errs, field.Invalid(path, v, fmt.Sprintf("%s in body should be greater than %v", pathName(path), m)))

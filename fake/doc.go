@@ -149,7 +149,8 @@
 //     a null that is not nullable), then types, required fields, enums,
 //     bounds, lengths, patterns, the string formats kube-apiserver knows
 //     (date-time, uuid, ipv4, byte, k8s-short-name, ...; through the same
-//     format registry), item and property counts, and lists of
+//     format registry) and the ranges of the int32 and float formats,
+//     item and property counts, and lists of
 //     type set and map (no repeated item or key; an update is checked only
 //     if the object it replaces passes) checked: a 422 Invalid with one
 //     cause per field, of the real server's cause types and field paths.
@@ -231,8 +232,7 @@
 //     deprecated fields;
 //   - custom resources against the parts of their CRD's schema that are
 //     not structural: allOf/anyOf/oneOf/not, CEL rules
-//     (x-kubernetes-validations), the ranges of the int32 and int64
-//     formats; and a
+//     (x-kubernetes-validations), the range of the int64 format; and a
 //     CustomResourceDefinition itself beyond the approval annotation:
 //     names, versions, scope changes, whether its schema is structural,
 //     conversion;
