@@ -16,9 +16,11 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -175,6 +177,20 @@ func defaultingRows() []defaultingRow {
 			PolicyName: "defaulted-map", MatchResources: &admissionregistrationv1.MatchResources{}}}},
 		{name: "Node", want: `{"apiVersion":"v1","kind":"Node","metadata":{"name":"defaulted-node"},"spec":{"taints":[{"effect":"NoSchedule","key":"node.kubernetes.io/not-ready"}]},"status":{"allocatable":{"cpu":"1m","pods":"110"},"capacity":{"cpu":"1m","pods":"110"},"daemonEndpoints":{"kubeletEndpoint":{"Port":0}},"nodeInfo":{"architecture":"","bootID":"","containerRuntimeVersion":"","kernelVersion":"","kubeProxyVersion":"","kubeletVersion":"","machineID":"","operatingSystem":"","osImage":"","systemUUID":""}}}`, resource: "nodes", dryRun: true, obj: &corev1.Node{ObjectMeta: om("defaulted-node"), Status: corev1.NodeStatus{
 			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("0.0001"), corev1.ResourcePods: resource.MustParse("110")}}}},
+		{name: "FlowSchema", want: `{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"FlowSchema","metadata":{"generation":1,"name":"defaulted-fs"},"spec":{"matchingPrecedence":1000,"priorityLevelConfiguration":{"name":"global-default"}},"status":{}}`, resource: "flowschemas", dryRun: true, obj: &flowcontrolv1.FlowSchema{ObjectMeta: om("defaulted-fs"), Spec: flowcontrolv1.FlowSchemaSpec{
+			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "global-default"}}}},
+		{name: "PriorityLevelConfiguration", want: `{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"PriorityLevelConfiguration","metadata":{"generation":1,"name":"defaulted-plc"},"spec":{"limited":{"lendablePercent":0,"limitResponse":{"queuing":{"handSize":8,"queueLengthLimit":50,"queues":64},"type":"Queue"},"nominalConcurrencyShares":30},"type":"Limited"},"status":{}}`, resource: "prioritylevelconfigurations", dryRun: true, obj: &flowcontrolv1.PriorityLevelConfiguration{ObjectMeta: om("defaulted-plc"), Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
+			Type: flowcontrolv1.PriorityLevelEnablementLimited, Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{LimitResponse: flowcontrolv1.LimitResponse{
+				Type: flowcontrolv1.LimitResponseTypeQueue, Queuing: &flowcontrolv1.QueuingConfiguration{}}}}}},
+		{name: "VolumeAttachment", want: `{"apiVersion":"storage.k8s.io/v1","kind":"VolumeAttachment","metadata":{"name":"defaulted-va"},"spec":{"attacher":"csi.example.com","nodeName":"n","source":{"inlineVolumeSpec":{"accessModes":["ReadWriteOnce"],"csi":{"driver":"csi.example.com","volumeHandle":"h"}}}},"status":{"attached":false}}`, resource: "volumeattachments", dryRun: true, obj: &storagev1.VolumeAttachment{ObjectMeta: om("defaulted-va"), Spec: storagev1.VolumeAttachmentSpec{
+			Attacher: "csi.example.com", NodeName: "n", Source: storagev1.VolumeAttachmentSource{InlineVolumeSpec: &corev1.PersistentVolumeSpec{
+				AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "csi.example.com", VolumeHandle: "h"}}}}}}},
+		{name: "ResourceClaim", want: `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"claim","namespace":"NS"},"spec":{"devices":{"requests":[{"exactly":{"allocationMode":"ExactCount","count":1,"deviceClassName":"gpu.example.com","tolerations":[{"effect":"NoSchedule","key":"k","operator":"Equal","value":"v"}]},"name":"gpu"}]}},"status":{}}`, resource: "resourceclaims", obj: &resourcev1.ResourceClaim{ObjectMeta: om("claim"), Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
+			Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu.example.com",
+				Tolerations: []resourcev1.DeviceToleration{{Key: "k", Value: "v", Effect: resourcev1.DeviceTaintEffectNoSchedule}}}}}}}}},
+		{name: "ResourceClaimTemplate", want: `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate","metadata":{"name":"claim-tmpl","namespace":"NS"},"spec":{"metadata":{},"spec":{"devices":{"requests":[{"firstAvailable":[{"allocationMode":"ExactCount","count":1,"deviceClassName":"gpu.example.com","name":"big"}],"name":"gpu"}]}}}}`, resource: "resourceclaimtemplates", obj: &resourcev1.ResourceClaimTemplate{ObjectMeta: om("claim-tmpl"), Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
+			Requests: []resourcev1.DeviceRequest{{Name: "gpu", FirstAvailable: []resourcev1.DeviceSubRequest{{Name: "big", DeviceClassName: "gpu.example.com"}}}}}}}}},
 	}
 }
 

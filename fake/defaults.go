@@ -4,16 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,9 +33,10 @@ var ErrNotDefaulted = errors.New("fake: kind not defaulted")
 
 // setDefaults defaults a decoded built-in object in place, as
 // kube-apiserver does when it decodes a request body (and an object read
-// from storage). It reports whether the fake has defaulting for the
-// object's type; false leaves obj unchanged.
-func setDefaults(obj runtime.Object) bool {
+// from storage); now stamps the times defaulting sets. It reports whether
+// the fake has defaulting for the object's type; false leaves obj
+// unchanged.
+func setDefaults(obj runtime.Object, now time.Time) bool {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		defaultPod(o)
@@ -112,6 +117,26 @@ func setDefaults(obj runtime.Object) bool {
 		defaultMatchResources(o.Spec.MatchConstraints)
 	case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
 		defaultMatchResources(o.Spec.MatchResources)
+	case *flowcontrolv1.FlowSchema:
+		defaultFlowSchema(o)
+	case *flowcontrolv1.PriorityLevelConfiguration:
+		defaultPriorityLevel(o)
+	case *certificatesv1.PodCertificateRequest:
+		defaultPodCertificateRequest(o)
+	case *storagev1.VolumeAttachment:
+		defaultVolumeAttachment(o)
+	case *resourcev1.ResourceClaim:
+		defaultResourceClaim(o)
+	case *resourcev1.ResourceClaimTemplate:
+		defaultDeviceClaim(&o.Spec.Spec)
+	case *resourcev1.ResourceSlice:
+		for i := range o.Spec.Devices {
+			for j := range o.Spec.Devices[i].Taints {
+				defaultDeviceTaint(&o.Spec.Devices[i].Taints[j], now)
+			}
+		}
+	case *resourcev1.DeviceTaintRule:
+		defaultDeviceTaint(&o.Spec.Taint, now)
 	default:
 		return false
 	}

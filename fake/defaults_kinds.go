@@ -290,10 +290,7 @@ func defaultPV(v *corev1.PersistentVolume) {
 	if v.Spec.VolumeMode == nil {
 		v.Spec.VolumeMode = ptrTo(corev1.PersistentVolumeFilesystem)
 	}
-	roundResources(v.Spec.Capacity)
-	if h := v.Spec.HostPath; h != nil && h.Type == nil {
-		h.Type = ptrTo(corev1.HostPathUnset)
-	}
+	defaultPVSpecSources(&v.Spec)
 }
 
 func defaultNamespace(n *corev1.Namespace) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	appsv1beta2 "k8s.io/api/apps/v1beta2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -16,13 +16,16 @@ import (
 	"github.com/kubego/kubego/rest"
 )
 
-// A kind kube-apiserver defaults and the fake does not (FlowSchema) is
-// stored as written by default and refused under RefuseUndefaulted, over
-// HTTP and through Add; kinds the fake defaults are stored either way.
+// A kind kube-apiserver defaults and the fake does not (a Deployment of
+// apps/v1beta2, served with AllVersions) is stored as written by default
+// and refused under RefuseUndefaulted, over HTTP and through Add; kinds
+// the fake defaults are stored either way.
 func TestRefuseUndefaulted(t *testing.T) {
-	fs := func(name string) *flowcontrolv1.FlowSchema {
-		return &flowcontrolv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: flowcontrolv1.FlowSchemaSpec{
-			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "global-default"}}}
+	beta := func(name string) *appsv1beta2.Deployment {
+		d := &appsv1beta2.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Spec: appsv1beta2.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}}}
+		d.Spec.Template.Labels = map[string]string{"a": "b"}
+		return d
 	}
 	for _, refuse := range []bool{false, true} {
 		name := "stores undefaulted kinds"
@@ -30,15 +33,15 @@ func TestRefuseUndefaulted(t *testing.T) {
 			name = "refuses undefaulted kinds"
 		}
 		t.Run(name, func(t *testing.T) {
-			srv := fake.NewServer(fake.Options{RefuseUndefaulted: refuse})
+			srv := fake.NewServer(fake.Options{RefuseUndefaulted: refuse, AllVersions: true})
 			defer srv.Close()
 			c, err := rest.NewClient(srv.Config())
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			err = c.Post().Group("flowcontrol.apiserver.k8s.io").Version("v1").Resource("flowschemas").Body(fs("http")).Do(ctx).Error()
-			addErr := srv.Add(fs("added"))
+			err = c.Post().Group("apps").Version("v1beta2").Namespace("default").Resource("deployments").Body(beta("http")).Do(ctx).Error()
+			addErr := srv.Add(beta("added"))
 			if !refuse {
 				if err != nil || addErr != nil {
 					t.Fatalf("create: %v; Add: %v", err, addErr)
@@ -46,8 +49,8 @@ func TestRefuseUndefaulted(t *testing.T) {
 			} else {
 				var se *apierrors.StatusError
 				if !errors.As(err, &se) || se.ErrStatus.Code != http.StatusNotImplemented ||
-					!strings.Contains(se.ErrStatus.Message, "FlowSchema") || !strings.Contains(se.ErrStatus.Message, "RefuseUndefaulted") {
-					t.Fatalf("create: got %v, want 501 naming FlowSchema and RefuseUndefaulted", err)
+					!strings.Contains(se.ErrStatus.Message, "apps/v1beta2 Deployment") || !strings.Contains(se.ErrStatus.Message, "RefuseUndefaulted") {
+					t.Fatalf("create: got %v, want 501 naming apps/v1beta2 Deployment and RefuseUndefaulted", err)
 				}
 				if !errors.Is(addErr, fake.ErrNotDefaulted) {
 					t.Fatalf("Add: got %v, want ErrNotDefaulted", addErr)

@@ -124,7 +124,10 @@
 //     HorizontalPodAutoscaler (v1 and v2), NetworkPolicy, IngressClass,
 //     RoleBinding, ClusterRoleBinding, StorageClass, CSIDriver,
 //     PriorityClass, webhook configurations and admission policies and
-//     their bindings;
+//     their bindings, FlowSchema, PriorityLevelConfiguration,
+//     VolumeAttachment, PodCertificateRequest, ResourceClaim,
+//     ResourceClaimTemplate, ResourceSlice and DeviceTaintRule (taints
+//     stamped with Options.Clock's time);
 //   - what kube-apiserver's registries and default admission plugins add
 //     to a new object is added too: a Service's cluster IPs, IP families
 //     and their policy, node ports and health check node port (from
@@ -243,14 +246,13 @@
 //
 // # Other known differences not covered by the suite
 //
-//   - Defaulting: kinds kube-apiserver defaults that the fake stores as
-//     written are FlowSchema, PriorityLevelConfiguration,
-//     VolumeAttachment, PodCertificateRequest, the resource.k8s.io kinds,
-//     the scheduling.k8s.io PodGroups, every kind of the alpha and beta
-//     versions of Options.AllVersions, and CustomResourceDefinition and
+//   - Defaulting: the kinds kube-apiserver defaults that the fake stores
+//     as written are those of the alpha and beta versions
+//     Options.AllVersions adds (apps/v1beta2 Deployments, the
+//     scheduling.k8s.io PodGroups, ...), and CustomResourceDefinition and
 //     APIService (conversion strategy, names and the like); with
-//     Options.RefuseUndefaulted a write of one of them (but the last two)
-//     is 501 Not Implemented instead. Pod-level resources are not
+//     Options.RefuseUndefaulted a write of one of the former is 501 Not
+//     Implemented instead. Pod-level resources are not
 //     defaulted from the containers'. Only the admission named above is
 //     emulated (no LimitRanger defaults, no service account volume).
 //     The Service kubernetes of the default namespace does not exist.
@@ -276,8 +278,8 @@
 //     CronJob, Pod, PodTemplate, HPA, PDB, Ingress, IngressClass,
 //     NetworkPolicy, EndpointSlice, PriorityClass, admission policies,
 //     their bindings and webhook configurations, flow schemas and
-//     priority levels, CRD, APIService, ResourceClaim, ResourceSlice,
-//     DeviceClass, DeviceTaintRule).
+//     priority levels, CRD, APIService, ResourceSlice, DeviceClass,
+//     DeviceTaintRule).
 //   - Server-side apply schema for built-in kinds is derived from the Go
 //     types' struct tags, not from kube-apiserver's OpenAPI: a slice with
 //     patchMergeKey is an associative list keyed by that one key (the real

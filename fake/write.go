@@ -131,7 +131,7 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 	if res.gvr == daemonSetsGVR {
 		setTemplateGeneration(uu, 1)
 	}
-	u, err := normalize(res, u, nil, s.opts.RefuseUndefaulted)
+	u, err := s.normalize(res, u, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 			uu.SetManagedFields(oldU.GetManagedFields())
 		}
 	}
-	u, err := normalize(res, u, old.u, s.opts.RefuseUndefaulted)
+	u, err := s.normalize(res, u, old.u)
 	if err != nil {
 		return nil, err
 	}
