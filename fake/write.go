@@ -128,9 +128,6 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 		_ = unstructured.SetNestedStringSlice(u, []string{"kubernetes"}, "spec", "finalizers")
 	}
 	unlabelled := len(uu.GetLabels()) == 0
-	if res.gvr == daemonSetsGVR {
-		setTemplateGeneration(uu, 1)
-	}
 	u, err := s.normalize(res, u, nil)
 	if err != nil {
 		return nil, err
@@ -140,28 +137,18 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 			return nil, err
 		}
 	}
-	if res.gvr == jobsGVR {
-		if u, err = selectJob(u, unlabelled); err != nil {
-			return nil, err
-		}
-	}
-	if err := s.admitCreate(res, u, now.Time); err != nil {
-		return nil, err
-	}
 	uu = &unstructured.Unstructured{Object: u}
 	if !applied {
 		if err := s.trackUpdate(res, "", nil, uu, opts.manager); err != nil {
 			return nil, err
 		}
 	}
-	if res.gvr == servicesGVR {
-		// Allocated after the managed fields, as by kube-apiserver's
-		// registry: the writer does not own them.
-		if u, err = s.allocateService(u, nil); err != nil {
-			return nil, err
-		}
-		uu = &unstructured.Unstructured{Object: u}
+	// What admission and the registry add comes after the managed fields,
+	// as on kube-apiserver: the writer does not own it.
+	if u, err = s.prepareCreate(res, u, unlabelled, now.Time); err != nil {
+		return nil, err
 	}
+	uu = &unstructured.Unstructured{Object: u}
 	if opts.dryRun {
 		return newObject(res, u, 0), nil
 	}

@@ -16,9 +16,11 @@ import (
 // What kube-apiserver's default admission plugins and registries add to a
 // new object beyond its defaults: a Pod's priority (Priority) and
 // tolerations of unready and unreachable nodes (DefaultTolerationSeconds),
-// a Node's not-ready taint (TaintNodesByCondition),
-// the protection finalizers of claims and volumes
-// (StorageObjectInUseProtection) and a volume's phase transition time.
+// a Node's not-ready taint (TaintNodesByCondition), the protection
+// finalizers of claims and volumes (StorageObjectInUseProtection), a
+// volume's phase transition time, a DaemonSet's template generation, a
+// Job's selector (jobselector.go) and a Service's addresses and ports
+// (serviceips.go).
 
 var (
 	priorityClassesGVR = schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}
@@ -40,21 +42,29 @@ var systemPriorities = map[string]int64{
 	"system-cluster-critical": 2000000000,
 }
 
-// admitCreate applies the create-time admission of u, a new object of res
-// that is already defaulted. Caller holds s.mu.
-func (s *Server) admitCreate(res *resource, u map[string]any, now time.Time) error {
+// prepareCreate adds to u, a new object of res already defaulted, what
+// kube-apiserver's admission and registry add on create, and returns it.
+// unlabelled tells whether the object came without labels. Caller holds
+// s.mu.
+func (s *Server) prepareCreate(res *resource, u map[string]any, unlabelled bool, now time.Time) (map[string]any, error) {
 	switch res.gvr {
 	case podsGVR:
-		return s.admitPod(u)
-	case pvcsGVR:
-		addFinalizer(u, pvcProtection)
+		return u, s.admitPod(u)
 	case nodesGVR:
 		taintNotReady(u)
+	case pvcsGVR:
+		addFinalizer(u, pvcProtection)
 	case pvsGVR:
 		addFinalizer(u, pvProtection)
 		_ = unstructured.SetNestedField(u, now.UTC().Format(time.RFC3339), "status", "lastPhaseTransitionTime")
+	case daemonSetsGVR:
+		setTemplateGeneration(&unstructured.Unstructured{Object: u}, 1)
+	case jobsGVR:
+		return selectJob(u, unlabelled)
+	case servicesGVR:
+		return s.allocateService(u, nil)
 	}
-	return nil
+	return u, nil
 }
 
 func addFinalizer(u map[string]any, f string) {
