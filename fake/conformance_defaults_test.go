@@ -44,6 +44,7 @@ func defaultingCases() []conformanceCase {
 		{"DesiredStateMatchesLiveAfterDryRunDefaulting", desiredStateConverges},
 		{"ServiceUpdateKeepsAllocatedValues", serviceUpdateKeepsAllocated},
 		{"EveryWritePathDefaults", everyWritePathDefaults},
+		{"WriterOwnsDefaultsNotAllocations", writerOwnsDefaultsNotAllocations},
 	}
 }
 
@@ -435,5 +436,44 @@ func everyWritePathDefaults(e *env) {
 	must(e, e.c.Put().Group("apps").Version("v1").Namespace(e.ns).Resource("deployments").Name("applied").Body(&d).Do(e.ctx).Into(&d))
 	if d.Spec.ProgressDeadlineSeconds == nil || *d.Spec.ProgressDeadlineSeconds != 600 || d.Spec.Template.Spec.Containers[0].TerminationMessagePath != corev1.TerminationMessagePathDefault {
 		e.Fatalf("updated Deployment not defaulted: %+v", d.Spec)
+	}
+}
+
+// The fields defaulting sets belong to the writer in managedFields; what
+// admission and the registry add on create (cluster IPs, tolerations,
+// priority) belongs to no one.
+func writerOwnsDefaultsNotAllocations(e *env) {
+	owned := func(resource string, obj, out runtime.Object) string {
+		e.Helper()
+		must(e, e.c.Post().Namespace(e.ns).Resource(resource).Param("fieldManager", "writer").Body(obj).Do(e.ctx).Into(out))
+		for _, mf := range out.(metav1.Object).GetManagedFields() {
+			if mf.Manager == "writer" && mf.FieldsV1 != nil {
+				return string(mf.FieldsV1.Raw)
+			}
+		}
+		e.Fatalf("no managedFields entry of writer: %+v", out.(metav1.Object).GetManagedFields())
+		return ""
+	}
+	svc := owned("services", &corev1.Service{ObjectMeta: om("owned"), Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, &corev1.Service{})
+	pod := owned("pods", newPod("owned", ""), &corev1.Pod{})
+	for _, f := range []string{`"f:sessionAffinity"`, `"f:internalTrafficPolicy"`, `"f:type"`} {
+		if !strings.Contains(svc, f) {
+			e.Errorf("Service: writer does not own %s: %s", f, svc)
+		}
+	}
+	for _, f := range []string{`"f:clusterIP"`, `"f:clusterIPs"`, `"f:ipFamilies"`, `"f:ipFamilyPolicy"`} {
+		if strings.Contains(svc, f) {
+			e.Errorf("Service: writer owns %s: %s", f, svc)
+		}
+	}
+	for _, f := range []string{`"f:dnsPolicy"`, `"f:restartPolicy"`, `"f:terminationMessagePath"`, `"f:enableServiceLinks"`} {
+		if !strings.Contains(pod, f) {
+			e.Errorf("Pod: writer does not own %s: %s", f, pod)
+		}
+	}
+	for _, f := range []string{`"f:tolerations"`, `"f:priority"`} {
+		if strings.Contains(pod, f) {
+			e.Errorf("Pod: writer owns %s: %s", f, pod)
+		}
 	}
 }
