@@ -139,9 +139,10 @@
 //     Pod's priority and preemption policy from its priority class (an
 //     unknown class is 403) and its tolerations of not-ready and
 //     unreachable nodes, a Node's not-ready taint (a Node keeps the
-//     status it is created with), the protection finalizers of claims and volumes
-//     (dropped when they are deleted, as the protection controller does
-//     for unused ones) and a volume's phase transition time. The
+//     status it is created with), the protection finalizers of claims
+//     and volumes (dropped when they are deleted, as the protection
+//     controller does for unused ones) and a volume's phase transition
+//     time; the writer does not own these in managedFields. The
 //     conformance case BuiltinKindsAreStoredDefaulted compares one
 //     object of each of these kinds (and of a few kinds stored as
 //     written) with what kube-apiserver stores;
@@ -153,10 +154,10 @@
 //     bounds, lengths, patterns, the string formats kube-apiserver knows
 //     (date-time, uuid, ipv4, byte, k8s-short-name, ...; through the same
 //     format registry) and the ranges of the int32 and float formats,
-//     item and property counts, and lists of
-//     type set and map (no repeated item or key; an update is checked only
-//     if the object it replaces passes) checked: a 422 Invalid with one
-//     cause per field, of the real server's cause types and field paths.
+//     item and property counts, and lists of type set and map (no
+//     repeated item or key; an update is checked only if the object it
+//     replaces passes) checked: a 422 Invalid with one cause per field, of
+//     the real server's cause types and field paths.
 //
 // Accept asking for PartialObjectMetadata or PartialObjectMetadataList
 // (the metadata client) in meta.k8s.io/v1 or v1beta1 is answered with
@@ -252,14 +253,17 @@
 //     scheduling.k8s.io PodGroups, ...), and CustomResourceDefinition and
 //     APIService (conversion strategy, names and the like); with
 //     Options.RefuseUndefaulted a write of one of the former is 501 Not
-//     Implemented instead. Pod-level resources are not
-//     defaulted from the containers'. Only the admission named above is
-//     emulated (no LimitRanger defaults, no service account volume).
-//     The Service kubernetes of the default namespace does not exist.
+//     Implemented instead. Pod-level resources are not defaulted from
+//     the containers'. The Service kubernetes of the default namespace
+//     does not exist.
 //   - A new Pod gets phase Pending and a QoS class computed from requests
 //     and limits compared as written (after defaulting).
-//   - No admission, authentication or authorization: every request acts as
-//     an administrator; impersonation headers are ignored.
+//   - No admission beyond what is named above (no LimitRanger defaults,
+//     quota, Pod Security or webhooks; no ServiceAccount plugin, which
+//     testenv's kube-apiserver disables too, so a Pod gets no service
+//     account or token volume), no authentication or authorization:
+//     every request acts as an administrator; impersonation headers are
+//     ignored.
 //   - With Options.AllVersions, each version of a resource has its own
 //     storage (apps/v1 and apps/v1beta2 Deployments do not see each
 //     other); no conversion. Events are the one exception (above); their
