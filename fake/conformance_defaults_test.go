@@ -192,6 +192,11 @@ func defaultingRows() []defaultingRow {
 				Tolerations: []resourcev1.DeviceToleration{{Key: "k", Value: "v", Effect: resourcev1.DeviceTaintEffectNoSchedule}}}}}}}}},
 		{name: "ResourceClaimTemplate", want: `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate","metadata":{"name":"claim-tmpl","namespace":"NS"},"spec":{"metadata":{},"spec":{"devices":{"requests":[{"firstAvailable":[{"allocationMode":"ExactCount","count":1,"deviceClassName":"gpu.example.com","name":"big"}],"name":"gpu"}]}}}}`, resource: "resourceclaimtemplates", obj: &resourcev1.ResourceClaimTemplate{ObjectMeta: om("claim-tmpl"), Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
 			Requests: []resourcev1.DeviceRequest{{Name: "gpu", FirstAvailable: []resourcev1.DeviceSubRequest{{Name: "big", DeviceClassName: "gpu.example.com"}}}}}}}}},
+		{name: "ResourceSlice", want: `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"generation":1,"name":"defaulted-slice"},"spec":{"devices":[{"name":"d0","taints":[{"effect":"NoSchedule","key":"example.com/k","timeAdded":"TIME"}]}],"driver":"gpu.example.com","nodeName":"n","pool":{"generation":1,"name":"p","resourceSliceCount":1}}}`, resource: "resourceslices", dryRun: true, obj: &resourcev1.ResourceSlice{ObjectMeta: om("defaulted-slice"), Spec: resourcev1.ResourceSliceSpec{
+			Driver: "gpu.example.com", NodeName: ptr("n"), Pool: resourcev1.ResourcePool{Name: "p", Generation: 1, ResourceSliceCount: 1},
+			Devices: []resourcev1.Device{{Name: "d0", Taints: []resourcev1.DeviceTaint{{Key: "example.com/k", Effect: resourcev1.DeviceTaintEffectNoSchedule}}}}}}},
+		{name: "DeviceTaintRule", want: `{"apiVersion":"resource.k8s.io/v1","kind":"DeviceTaintRule","metadata":{"generation":1,"name":"defaulted-dtr"},"spec":{"deviceSelector":{"driver":"gpu.example.com"},"taint":{"effect":"NoExecute","key":"example.com/k","timeAdded":"TIME"}},"status":{}}`, resource: "devicetaintrules", dryRun: true, obj: &resourcev1.DeviceTaintRule{ObjectMeta: om("defaulted-dtr"), Spec: resourcev1.DeviceTaintRuleSpec{
+			DeviceSelector: &resourcev1.DeviceTaintSelector{Driver: ptr("gpu.example.com")}, Taint: resourcev1.DeviceTaint{Key: "example.com/k", Effect: resourcev1.DeviceTaintEffectNoExecute}}}},
 	}
 }
 
@@ -242,11 +247,7 @@ func storedObject(e *env, row defaultingRow) map[string]any {
 	if kind == "Service" {
 		maskAllocated(u)
 	}
-	if st, ok := u["status"].(map[string]any); ok {
-		if _, ok := st["lastPhaseTransitionTime"]; ok {
-			st["lastPhaseTransitionTime"] = "TIME"
-		}
-	}
+	maskTimes(u)
 	data, err := json.Marshal(u)
 	if err != nil {
 		e.Fatal(err)
@@ -258,6 +259,25 @@ func storedObject(e *env, row defaultingRow) map[string]any {
 	var m map[string]any
 	must(e, json.Unmarshal([]byte(text), &m))
 	return m
+}
+
+// maskTimes replaces the times servers stamp (a volume's phase transition,
+// a device taint's) by a placeholder.
+func maskTimes(v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, c := range t {
+			if (k == "lastPhaseTransitionTime" || k == "timeAdded") && c != nil {
+				t[k] = "TIME"
+				continue
+			}
+			maskTimes(c)
+		}
+	case []any:
+		for _, c := range t {
+			maskTimes(c)
+		}
+	}
 }
 
 // serviceRange and nodePorts are what testenv's kube-apiserver allocates
