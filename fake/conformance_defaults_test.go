@@ -24,6 +24,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -45,6 +46,7 @@ func defaultingCases() []conformanceCase {
 		{"ServiceUpdateKeepsAllocatedValues", serviceUpdateKeepsAllocated},
 		{"EveryWritePathDefaults", everyWritePathDefaults},
 		{"WriterOwnsDefaultsNotAllocations", writerOwnsDefaultsNotAllocations},
+		{"UnusedClaimIsDeletedDespiteItsProtectionFinalizer", unusedClaimIsDeleted},
 	}
 }
 
@@ -495,5 +497,23 @@ func writerOwnsDefaultsNotAllocations(e *env) {
 		if strings.Contains(pod, f) {
 			e.Errorf("Pod: writer owns %s: %s", f, pod)
 		}
+	}
+}
+
+// A new claim carries the protection finalizer, and deleting a claim no
+// Pod uses removes it (kube-controller-manager's protection controller
+// drops the finalizer).
+func unusedClaimIsDeleted(e *env) {
+	claim := &corev1.PersistentVolumeClaim{ObjectMeta: om("unused"), Spec: corev1.PersistentVolumeClaimSpec{
+		AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+		Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}
+	var out corev1.PersistentVolumeClaim
+	must(e, e.c.Post().Namespace(e.ns).Resource("persistentvolumeclaims").Body(claim).Do(e.ctx).Into(&out))
+	if !slices.Contains(out.Finalizers, "kubernetes.io/pvc-protection") {
+		e.Fatalf("finalizers %v, want kubernetes.io/pvc-protection", out.Finalizers)
+	}
+	must(e, e.c.Delete().Namespace(e.ns).Resource("persistentvolumeclaims").Name("unused").Do(e.ctx).Error())
+	if err := e.c.Get().Namespace(e.ns).Resource("persistentvolumeclaims").Name("unused").Do(e.ctx).Error(); !apierrors.IsNotFound(err) {
+		e.Fatalf("get after delete: %v, want NotFound", err)
 	}
 }

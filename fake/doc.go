@@ -211,6 +211,8 @@
 //     garbage collection runs in kube-controller-manager.
 //   - NamespaceDeletionRemovesContents: namespace cleanup runs in
 //     kube-controller-manager.
+//   - UnusedClaimIsDeletedDespiteItsProtectionFinalizer: the claim
+//     protection controller runs in kube-controller-manager.
 //   - WatchFromTooOldResourceVersionIsExpired: kube-apiserver compacts etcd
 //     every 5 minutes, so a young control plane still replays a watch from
 //     resourceVersion 1 (the fake's history window is set small in the test).
