@@ -141,7 +141,8 @@
 //     unreachable nodes, a Node's not-ready taint (a Node keeps the
 //     status it is created with), the protection finalizers of claims
 //     and volumes (dropped when they are deleted, as the protection
-//     controller does for unused ones) and a volume's phase transition
+//     controller does for unused ones; the fake drops them also for a
+//     claim a Pod still uses) and a volume's phase transition
 //     time; the writer does not own these in managedFields. The
 //     conformance case BuiltinKindsAreStoredDefaulted compares one
 //     object of each of these kinds (and of a few kinds stored as
