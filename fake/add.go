@@ -48,7 +48,7 @@ func (s *Server) Add(obj runtime.Object) error {
 		return err
 	}
 	if _, err := s.create(req, u, writeOpts{manager: "fake", seed: true}, false); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidObject, err)
+		return fmt.Errorf("%w: %w", ErrInvalidObject, err)
 	}
 	return nil
 }

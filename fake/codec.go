@@ -146,12 +146,15 @@ func notAcceptable() error {
 }
 
 // normalize round-trips built-in content through its Go type, which drops
-// unknown fields and gives the canonical shape (as kube-apiserver stores it),
+// unknown fields, sets kube-apiserver's defaults (setDefaults; a kind the
+// fake cannot default is refused under Options.RefuseUndefaulted) and gives the
+// canonical shape (as kube-apiserver stores it),
 // and applies a custom resource's structural schema (pruning, defaults,
-// validation: a 422 Invalid listing every field at fault).
-func normalize(res *resource, u map[string]any) (map[string]any, error) {
+// validation: a 422 Invalid listing every field at fault; old is the
+// object an update replaces, nil on create).
+func (s *Server) normalize(res *resource, u, old map[string]any) (map[string]any, error) {
 	if res.schema != nil {
-		if errs := res.schema.apply(u); len(errs) > 0 {
+		if errs := res.schema.apply(u, old); len(errs) > 0 {
 			md, _ := u["metadata"].(map[string]any)
 			name, _ := md["name"].(string)
 			return nil, apierrors.NewInvalid(res.gvk.GroupKind(), name, errs)
@@ -167,6 +170,9 @@ func normalize(res *resource, u map[string]any) (map[string]any, error) {
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, t); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to decode %s: %v", res.gvk.Kind, err))
+	}
+	if !setDefaults(t, s.clock.Now()) && s.opts.RefuseUndefaulted && apiserverDefaults[res.gvk.GroupKind()] {
+		return nil, notDefaulted(res.gvk)
 	}
 	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(t)
 	if err != nil {

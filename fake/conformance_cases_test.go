@@ -752,6 +752,9 @@ func conformanceCases() []conformanceCase {
 				}
 			}
 		}},
+		{"CustomResourceListTypesAreValidated", customResourceListTypes},
+		{"CustomResourceFormatsAreValidated", customResourceFormats},
+		{"CustomResourceInt32OutOfRangeIsInvalid", customResourceInt32Range},
 		{"CustomResourceGroupVersionGetsAnAPIService", func(e *env) {
 			e.gadgets()
 			var u unstructured.Unstructured

@@ -38,11 +38,12 @@ var fakeExceptions = map[string]string{}
 // (kube-apiserver and etcd only, no kube-controller-manager) does not have;
 // the fake emulates them. The test is skipped on the real server only.
 var realGaps = map[string]string{
-	"OwnerDeletionCascadesToDependents":           "garbage collection runs in kube-controller-manager, which the test control plane lacks",
-	"OrphanDeletionKeepsDependents":               "garbage collection runs in kube-controller-manager, which the test control plane lacks",
-	"NamespaceDeletionRemovesContents":            "namespace cleanup runs in kube-controller-manager, which the test control plane lacks",
-	"WatchFromTooOldResourceVersionIsExpired":     "kube-apiserver compacts etcd every 5 minutes; a young control plane still serves a watch from resourceVersion 1 by replaying history",
-	"ExpiredContinueHandsBackAnInconsistentToken": "kube-apiserver compacts etcd every 5 minutes; a young control plane still serves an old continue token's snapshot",
+	"OwnerDeletionCascadesToDependents":                 "garbage collection runs in kube-controller-manager, which the test control plane lacks",
+	"OrphanDeletionKeepsDependents":                     "garbage collection runs in kube-controller-manager, which the test control plane lacks",
+	"NamespaceDeletionRemovesContents":                  "namespace cleanup runs in kube-controller-manager, which the test control plane lacks",
+	"WatchFromTooOldResourceVersionIsExpired":           "kube-apiserver compacts etcd every 5 minutes; a young control plane still serves a watch from resourceVersion 1 by replaying history",
+	"UnusedClaimIsDeletedDespiteItsProtectionFinalizer": "the claim protection controller runs in kube-controller-manager, which the test control plane lacks",
+	"ExpiredContinueHandsBackAnInconsistentToken":       "kube-apiserver compacts etcd every 5 minutes; a young control plane still serves an old continue token's snapshot",
 }
 
 // target is one server under test.
@@ -94,7 +95,7 @@ func newEnv(t *testing.T, tg target) *env {
 }
 
 func runConformance(t *testing.T, tg target) {
-	for _, tc := range slices.Concat(conformanceCases(), fidelityCases(), openAPICases()) {
+	for _, tc := range slices.Concat(conformanceCases(), fidelityCases(), openAPICases(), defaultingCases()) {
 		t.Run(tc.name, func(t *testing.T) {
 			if why, ok := fakeExceptions[tc.name]; ok && tg.isFake {
 				t.Skip("documented exception: " + why)

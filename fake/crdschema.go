@@ -22,14 +22,19 @@ import (
 // exclusive forms), multipleOf, minLength/maxLength, pattern,
 // minItems/maxItems, uniqueItems, minProperties/maxProperties, and the
 // extensions x-kubernetes-preserve-unknown-fields, x-kubernetes-int-or-string
-// and x-kubernetes-embedded-resource. Value validations under allOf, anyOf,
-// oneOf and not, formats, and CEL rules (x-kubernetes-validations) are not
+// and x-kubernetes-embedded-resource, and x-kubernetes-list-type set and
+// map (with x-kubernetes-list-map-keys), the string formats
+// kube-apiserver knows (crdFormats) and the ranges of the int32 and float
+// formats. Value validations under allOf, anyOf,
+// oneOf and not, and CEL rules (x-kubernetes-validations) are not
 // checked.
 type crdSchema map[string]any
 
 // apply prunes, defaults and validates the custom resource u in place.
-// The error lists every invalid field, as a 422 would.
-func (s crdSchema) apply(u map[string]any) field.ErrorList {
+// The error lists every invalid field, as a 422 would. old is the stored
+// object an update replaces (nil on create): as on kube-apiserver, the
+// list types of an update are checked only when old passes that check.
+func (s crdSchema) apply(u, old map[string]any) field.ErrorList {
 	if s == nil {
 		return nil
 	}
@@ -37,7 +42,11 @@ func (s crdSchema) apply(u map[string]any) field.ErrorList {
 	// says of them.
 	s.pruneObject(u, true)
 	s.setDefaults(u)
-	return s.validate(u, nil)
+	errs := s.validate(u, nil)
+	if old == nil || len(s.listTypeErrors(old, nil)) == 0 {
+		errs = append(errs, s.listTypeErrors(u, nil)...)
+	}
+	return errs
 }
 
 func (s crdSchema) props() map[string]any {
@@ -256,11 +265,11 @@ func (s crdSchema) validateString(t string, path *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(path, t, fmt.Sprintf("%s in body should match '%s'", pathName(path), p)))
 		}
 	}
-	return errs
+	return append(errs, s.formatErrors(t, path)...)
 }
 
 func (s crdSchema) validateNumber(f float64, v any, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
+	errs := s.rangeErrors(f, path)
 	if m, ok := number(s["minimum"]); ok {
 		if s.flag("exclusiveMinimum") && f <= m {
 			errs = append(errs, field.Invalid(path, v, fmt.Sprintf("%s in body should be greater than %v", pathName(path), m)))

@@ -64,6 +64,22 @@ func TestCRDSchemaApply(t *testing.T) {
 		{"exclusive bounds and multipleOf",
 			`{"type":"object","properties":{"a":{"type":"number","minimum":0,"exclusiveMinimum":true},"b":{"type":"integer","multipleOf":5}}}`,
 			`{"a":0,"b":7}`, `{"a":0,"b":7}`, 2},
+		{"a set repeats no item, reported once at its second occurrence",
+			`{"type":"object","properties":{"a":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}}`,
+			`{"a":["x","y","x","x","y"]}`, `{"a":["x","y","x","x","y"]}`, 2},
+		{"a map list repeats no key, missing keys counting as a value",
+			`{"type":"object","properties":{"a":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k","p"],"items":{"type":"object","properties":{"k":{"type":"string"},"p":{"type":"integer"},"v":{"type":"string"}}}}}}`,
+			`{"a":[{"k":"x","p":1,"v":"1"},{"k":"x","p":2},{"k":"x","p":1,"v":"2"},{"v":"3"},{"v":"4"}]}`,
+			`{"a":[{"k":"x","p":1,"v":"1"},{"k":"x","p":2},{"k":"x","p":1,"v":"2"},{"v":"3"},{"v":"4"}]}`, 2},
+		{"known formats are checked, unknown ones and non-strings are not",
+			`{"type":"object","properties":{"a":{"type":"string","format":"date-time"},"b":{"type":"string","format":"uuid"},"c":{"type":"string","format":"bogus"},"d":{"type":"integer","format":"int32"}}}`,
+			`{"a":"now","b":"0b0f3c52-7d4e-4f7a-9a55-1c2d3e4f5a6b","c":"x","d":1}`, `{"a":"now","b":"0b0f3c52-7d4e-4f7a-9a55-1c2d3e4f5a6b","c":"x","d":1}`, 1},
+		{"int32 and float formats bound their numbers",
+			`{"type":"object","properties":{"a":{"type":"integer","format":"int32"},"b":{"type":"integer","format":"int32"},"c":{"type":"number","format":"float"},"d":{"type":"integer","format":"int64"}}}`,
+			`{"a":2147483647,"b":2147483648,"c":1e39,"d":2147483648}`, `{"a":2147483647,"b":2147483648,"c":1e39,"d":2147483648}`, 2},
+		{"atomic lists may repeat items",
+			`{"type":"object","properties":{"a":{"type":"array","x-kubernetes-list-type":"atomic","items":{"type":"string"}}}}`,
+			`{"a":["x","x"]}`, `{"a":["x","x"]}`, 0},
 		{"unique items and item counts",
 			`{"type":"object","properties":{"a":{"type":"array","uniqueItems":true,"maxItems":2,"items":{"type":"integer"}}}}`,
 			`{"a":[1,2,1]}`, `{"a":[1,2,1]}`, 2},
@@ -72,7 +88,7 @@ func TestCRDSchemaApply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := crdSchema(mustJSON(t, tt.schema))
 			u := mustJSON(t, tt.in)
-			errs := s.apply(u)
+			errs := s.apply(u, nil)
 			if len(errs) != tt.wantErrs {
 				t.Errorf("errors %v, want %d", errs, tt.wantErrs)
 			}
@@ -91,6 +107,19 @@ func FuzzCRDSchemaApply(f *testing.F) {
 		if json.Unmarshal([]byte(schema), &s) != nil || json.Unmarshal([]byte(obj), &u) != nil || u == nil {
 			return
 		}
-		crdSchema(s).apply(u) // must not panic, whatever the schema or object
+		crdSchema(s).apply(u, nil) // must not panic, whatever the schema or object
 	})
+}
+
+// An update is checked for list types only when the object it replaces
+// passes that check, as kube-apiserver ratchets it.
+func TestCRDSchemaListTypesRatchet(t *testing.T) {
+	s := crdSchema(mustJSON(t, `{"type":"object","properties":{"a":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}}`))
+	valid, invalid := mustJSON(t, `{"a":["x"]}`), mustJSON(t, `{"a":["x","x"]}`)
+	if errs := s.apply(mustJSON(t, `{"a":["y","y"]}`), valid); len(errs) != 1 {
+		t.Errorf("update of a valid object: %v, want one Duplicate", errs)
+	}
+	if errs := s.apply(mustJSON(t, `{"a":["y","y"]}`), invalid); len(errs) != 0 {
+		t.Errorf("update of an invalid object: %v, want none", errs)
+	}
 }

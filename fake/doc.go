@@ -107,14 +107,58 @@
 //     ownership of the status fields, so a second manager's apply of the
 //     same field conflicts (409) and a field the applier stops sending is
 //     removed, as on the main resource;
+//   - built-in kinds are defaulted on every write (create, update, patch
+//     and apply, in JSON and protobuf alike, and objects seeded through
+//     Add) as kube-apiserver defaults their GA versions: a Pod and the pod
+//     template of every workload (containers, init and ephemeral
+//     containers: pull policy from the image tag, termination message,
+//     ports' protocol, probes, env field references; volumes' modes and
+//     types, an empty volume as emptyDir; restart and DNS policy,
+//     scheduler, security context, grace period; a Pod also gets requests
+//     from its limits and enableServiceLinks), Deployment, ReplicaSet,
+//     StatefulSet, DaemonSet, ReplicationController, Job, CronJob,
+//     PodTemplate, Service, Secret (type, and stringData moved into
+//     data), PersistentVolumeClaim, PersistentVolume, Namespace (the
+//     kubernetes.io/metadata.name label), Endpoints, EndpointSlice, Node,
+//     LimitRange, ResourceQuota (quantities rounded up to milli-units),
+//     HorizontalPodAutoscaler (v1 and v2), NetworkPolicy, IngressClass,
+//     RoleBinding, ClusterRoleBinding, StorageClass, CSIDriver,
+//     PriorityClass, webhook configurations and admission policies and
+//     their bindings, FlowSchema, PriorityLevelConfiguration,
+//     VolumeAttachment, PodCertificateRequest, ResourceClaim,
+//     ResourceClaimTemplate, ResourceSlice and DeviceTaintRule (taints
+//     stamped with Options.Clock's time);
+//   - what kube-apiserver's registries and default admission plugins add
+//     to a new object is added too: a Service's cluster IPs, IP families
+//     and their policy, node ports and health check node port (from
+//     10.0.0.0/24 and 30000-32767, as testenv's kube-apiserver, lowest
+//     free first where a real server picks at random; an update that
+//     leaves them out keeps them), a Job's selector and uid and name
+//     labels (on the Job too when it came without labels), a DaemonSet's
+//     template generation annotation (moved by template changes), a
+//     Pod's priority and preemption policy from its priority class (an
+//     unknown class is 403) and its tolerations of not-ready and
+//     unreachable nodes, a Node's not-ready taint (a Node keeps the
+//     status it is created with), the protection finalizers of claims
+//     and volumes (dropped when they are deleted, as the protection
+//     controller does for unused ones; the fake drops them also for a
+//     claim a Pod still uses) and a volume's phase transition
+//     time; the writer does not own these in managedFields. The
+//     conformance case BuiltinKindsAreStoredDefaulted compares one
+//     object of each of these kinds (and of a few kinds stored as
+//     written) with what kube-apiserver stores;
 //   - a custom resource is written through its version's structural
 //     schema, as kube-apiserver does: unknown fields pruned (except under
 //     x-kubernetes-preserve-unknown-fields, and the apiVersion, kind and
 //     metadata of x-kubernetes-embedded-resource), defaults set (also for
 //     a null that is not nullable), then types, required fields, enums,
-//     bounds, lengths, patterns, item and property counts checked: a 422
-//     Invalid with one cause per field, of the real server's cause types
-//     and field paths.
+//     bounds, lengths, patterns, the string formats kube-apiserver knows
+//     (date-time, uuid, ipv4, byte, k8s-short-name, ...; through the same
+//     format registry) and the ranges of the int32 and float formats,
+//     item and property counts, and lists of type set and map (no
+//     repeated item or key; an update is checked only if the object it
+//     replaces passes) checked: a 422 Invalid with one cause per field, of
+//     the real server's cause types and field paths.
 //
 // Accept asking for PartialObjectMetadata or PartialObjectMetadataList
 // (the metadata client) in meta.k8s.io/v1 or v1beta1 is answered with
@@ -168,6 +212,8 @@
 //     garbage collection runs in kube-controller-manager.
 //   - NamespaceDeletionRemovesContents: namespace cleanup runs in
 //     kube-controller-manager.
+//   - UnusedClaimIsDeletedDespiteItsProtectionFinalizer: the claim
+//     protection controller runs in kube-controller-manager.
 //   - WatchFromTooOldResourceVersionIsExpired: kube-apiserver compacts etcd
 //     every 5 minutes, so a young control plane still replays a watch from
 //     resourceVersion 1 (the fake's history window is set small in the test).
@@ -192,8 +238,8 @@
 //     reportingController, reportingInstance or action, and may carry the
 //     deprecated fields;
 //   - custom resources against the parts of their CRD's schema that are
-//     not structural: formats, allOf/anyOf/oneOf/not, CEL rules
-//     (x-kubernetes-validations), list types and map keys; and a
+//     not structural: allOf/anyOf/oneOf/not, CEL rules
+//     (x-kubernetes-validations), the range of the int64 format; and a
 //     CustomResourceDefinition itself beyond the approval annotation:
 //     names, versions, scope changes, whether its schema is structural,
 //     conversion;
@@ -204,11 +250,23 @@
 //
 // # Other known differences not covered by the suite
 //
-//   - No defaulting: a Deployment keeps an unset replicas field, a
-//     Service gets no clusterIP. (A new Pod does get phase Pending and a
-//     QoS class, computed from requests and limits compared as written.)
-//   - No admission, authentication or authorization: every request acts as
-//     an administrator; impersonation headers are ignored.
+//   - Defaulting: the kinds kube-apiserver defaults that the fake stores
+//     as written are those of the alpha and beta versions
+//     Options.AllVersions adds (apps/v1beta2 Deployments, the
+//     scheduling.k8s.io PodGroups, ...), and CustomResourceDefinition and
+//     APIService (conversion strategy, names and the like); with
+//     Options.RefuseUndefaulted a write of one of the former is 501 Not
+//     Implemented instead. Pod-level resources are not defaulted from
+//     the containers'. The Service kubernetes of the default namespace
+//     does not exist.
+//   - A new Pod gets phase Pending and a QoS class computed from requests
+//     and limits compared as written (after defaulting).
+//   - No admission beyond what is named above (no LimitRanger defaults,
+//     quota, Pod Security or webhooks; no ServiceAccount plugin, which
+//     testenv's kube-apiserver disables too, so a Pod gets no service
+//     account or token volume), no authentication or authorization:
+//     every request acts as an administrator; impersonation headers are
+//     ignored.
 //   - With Options.AllVersions, each version of a resource has its own
 //     storage (apps/v1 and apps/v1beta2 Deployments do not see each
 //     other); no conversion. Events are the one exception (above); their
@@ -224,8 +282,11 @@
 //     types, preserved unknown fields) but is not checked beyond them.
 //   - Built-in kinds that track generation are a fixed list (Deployment,
 //     ReplicaSet, StatefulSet, DaemonSet, ReplicationController, Job,
-//     CronJob, Pod, HPA, PDB, Ingress, NetworkPolicy, admission policies and
-//     webhook configurations, CRD, APIService, ResourceClaim).
+//     CronJob, Pod, PodTemplate, HPA, PDB, Ingress, IngressClass,
+//     NetworkPolicy, EndpointSlice, PriorityClass, admission policies,
+//     their bindings and webhook configurations, flow schemas and
+//     priority levels, CRD, APIService, ResourceSlice, DeviceClass,
+//     DeviceTaintRule).
 //   - Server-side apply schema for built-in kinds is derived from the Go
 //     types' struct tags, not from kube-apiserver's OpenAPI: a slice with
 //     patchMergeKey is an associative list keyed by that one key (the real
@@ -272,8 +333,9 @@
 //     status or conditions.
 //   - A field of the wrong type in a built-in object (a string for an
 //     integer) is 400 BadRequest as on a real server, with another message.
-//   - dryRun is honoured for create, update, patch and delete, without the
-//     admission and defaulting a real dry run would show.
+//   - dryRun is honoured for create, update, patch and delete, with the
+//     defaults and the emulated admission above (a dry-run create of a
+//     Service answers allocated values, which stay free).
 //   - Server-side apply to the scale subresource is 415 (update and the
 //     other patch types work there).
 //   - Options.Clock sets creationTimestamp and deletionTimestamp; the

@@ -65,7 +65,11 @@ var generationKinds = map[string]bool{
 	"HorizontalPodAutoscaler": true, "PodDisruptionBudget": true, "Ingress": true,
 	"NetworkPolicy": true, "ValidatingAdmissionPolicy": true, "MutatingAdmissionPolicy": true,
 	"ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true,
-	"CustomResourceDefinition": true, "APIService": true, "ResourceClaim": true,
+	"CustomResourceDefinition": true, "APIService": true,
+	"PodTemplate": true, "EndpointSlice": true, "PriorityClass": true, "IngressClass": true,
+	"ValidatingAdmissionPolicyBinding": true, "MutatingAdmissionPolicyBinding": true,
+	"FlowSchema": true, "PriorityLevelConfiguration": true, "ResourceSlice": true,
+	"DeviceClass": true, "DeviceTaintRule": true,
 }
 
 // scaleKinds are the built-in kinds with a scale subresource.

@@ -58,6 +58,14 @@ type Options struct {
 
 	// PlainHTTP makes Config serve plain http instead of TLS.
 	PlainHTTP bool
+
+	// RefuseUndefaulted makes a write of a built-in kind that
+	// kube-apiserver defaults but the fake does not (see the package
+	// documentation) fail with 501 Not Implemented naming the kind and
+	// this option (Add returns an error wrapping ErrNotDefaulted),
+	// instead of storing it undefaulted. A test run with it set cannot
+	// pass because of a default the fake leaves out.
+	RefuseUndefaulted bool
 }
 
 // Server is an in-memory Kubernetes API server. It is an http.Handler

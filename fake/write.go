@@ -117,8 +117,8 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 	if res.generation {
 		uu.SetGeneration(1)
 	}
-	if res.status && !opts.seed {
-		delete(u, "status")
+	if res.status && !opts.seed && res.gvr != nodesGVR {
+		delete(u, "status") // a Node is registered with its status
 	}
 	if res.gvk.Group == "" && res.gvk.Kind == "Pod" && !opts.seed {
 		initPodStatus(u)
@@ -127,7 +127,8 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 		_ = unstructured.SetNestedField(u, "Active", "status", "phase")
 		_ = unstructured.SetNestedStringSlice(u, []string{"kubernetes"}, "spec", "finalizers")
 	}
-	u, err := normalize(res, u)
+	unlabelled := len(uu.GetLabels()) == 0
+	u, err := s.normalize(res, u, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -142,6 +143,12 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 			return nil, err
 		}
 	}
+	// What admission and the registry add comes after the managed fields,
+	// as on kube-apiserver: the writer does not own it.
+	if u, err = s.prepareCreate(res, u, unlabelled, now.Time); err != nil {
+		return nil, err
+	}
+	uu = &unstructured.Unstructured{Object: u}
 	if opts.dryRun {
 		return newObject(res, u, 0), nil
 	}
@@ -263,9 +270,12 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 			uu.SetManagedFields(oldU.GetManagedFields())
 		}
 	}
-	u, err := normalize(res, u)
+	u, err := s.normalize(res, u, old.u)
 	if err != nil {
 		return nil, err
+	}
+	if res.gvr == daemonSetsGVR && req.sub == "" {
+		keepTemplateGeneration(&unstructured.Unstructured{Object: u}, old.u)
 	}
 	if res.gvr == crdGVR && req.sub == "" {
 		if err := checkAPIApproval(u, old.u); err != nil {
@@ -280,6 +290,12 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 		if err := s.trackUpdate(res, req.sub, oldU, uu, opts.manager); err != nil {
 			return nil, err
 		}
+	}
+	if res.gvr == servicesGVR && req.sub == "" {
+		if u, err = s.allocateService(u, old.u); err != nil {
+			return nil, err
+		}
+		uu = &unstructured.Unstructured{Object: u}
 	}
 	if reflect.DeepEqual(u, old.u) {
 		return old, nil // no-op: no new resourceVersion, no event
@@ -383,6 +399,13 @@ func (s *Server) delete(o *object, opts deleteOpts) (*object, error) {
 		return o, nil
 	}
 	finalizers := m.GetFinalizers()
+	// The protection controller of kube-controller-manager removes the
+	// finalizer of a claim or volume nothing uses: at once here.
+	protected := false
+	if p := protectionFinalizer(res); p != "" && slices.Contains(finalizers, p) {
+		finalizers = slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool { return f == p })
+		protected = true
+	}
 	var grace int64
 	if res.gvk.Group == "" && res.gvk.Kind == "Pod" {
 		grace = podGrace(o, opts.gracePeriod)
@@ -407,6 +430,9 @@ func (s *Server) delete(o *object, opts deleteOpts) (*object, error) {
 	now := metav1.NewTime(s.clock.Now().Add(time.Duration(grace) * time.Second).Truncate(time.Second))
 	uu.SetDeletionTimestamp(&now)
 	uu.SetDeletionGracePeriodSeconds(&grace)
+	if protected {
+		uu.SetFinalizers(finalizers)
+	}
 	rv := s.st.next()
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
 	no := newObject(res, u, rv)
