@@ -103,6 +103,20 @@ func (r *recorder) overlaps() []string {
 	return out
 }
 
+// replicasOf returns, for each key, the replicas (id#incarnation) that
+// reconciled it, in the order of their first reconcile.
+func (r *recorder) replicasOf() map[string][]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string][]string{}
+	for _, s := range r.spans {
+		if !slices.Contains(out[s.key], s.replica) {
+			out[s.key] = append(out[s.key], s.replica)
+		}
+	}
+	return out
+}
+
 func (r *recorder) count() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -291,9 +305,13 @@ func (cl *cluster) startReplica(id string, withMember, withSharder bool) *replic
 	mctx, mcancel := context.WithCancel(context.Background())
 	sctx, scancel := context.WithCancel(context.Background())
 	r.stopMember, r.stopSharder = mcancel, scancel
-	go func() {
-		r.memberDone <- m.Run(mctx, func(ctx, abort context.Context) error { return cl.runReplica(ctx, abort, r, log) })
-	}()
+	if withMember {
+		go func() {
+			r.memberDone <- m.Run(mctx, func(ctx, abort context.Context) error { return cl.runReplica(ctx, abort, r, log) })
+		}()
+	} else {
+		r.memberDone <- nil
+	}
 	if withSharder {
 		go func() { r.sharderDone <- s.Run(sctx) }()
 	} else {
