@@ -167,6 +167,7 @@ type cluster struct {
 	work     time.Duration    // each reconcile's pretend work
 	leases   [3]time.Duration // LeaseDuration, RenewDeadline, RetryPeriod
 	noRecord bool             // do not record reconciles (memory measurements)
+	keep     bool             // members keep their Leases when stopped (MemberOptions.KeepLeaseOnStop)
 	replicas map[string]*replica
 	started  map[string]int // incarnations per identity
 }
@@ -287,7 +288,7 @@ func (cl *cluster) startReplica(id string, withMember, withSharder bool) *replic
 	m, err := sharding.NewMember(cl.c, sharding.MemberOptions{
 		Ring: cl.ring, Identity: id, Namespace: cl.ns,
 		LeaseDuration: cl.leases[0], RenewDeadline: cl.leases[1], RetryPeriod: cl.leases[2],
-		Leases: r.memberLeases, Logger: log,
+		KeepLeaseOnStop: cl.keep, Leases: r.memberLeases, Logger: log,
 	})
 	if err != nil {
 		cl.t.Fatal(err)

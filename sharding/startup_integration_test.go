@@ -130,3 +130,34 @@ func TestIntegrationRestartBeforeTheLeaseExpiresKeepsTheObjects(t *testing.T) {
 		t.Fatalf("%d reconciles overlapped on another replica, e.g. %s", len(o), o[0])
 	}
 }
+
+// A replica that keeps its Lease when it stops (KeepLeaseOnStop), stopped
+// gracefully and started again under the same identity, keeps its
+// objects: a rolling restart of replicas with stable identities moves
+// nothing.
+func TestIntegrationRollingRestartKeepingTheLeaseMovesNothing(t *testing.T) {
+	cp := testenv.Shared(t)
+	ctx := t.Context()
+	cl := newCluster(t, cp.Config())
+	cl.keep = true
+	cl.createConfigMaps(ctx, objectCount(t, 300))
+	for _, id := range []string{"r0", "r1", "r2"} {
+		cl.start(id)
+	}
+	owners := cl.settled(ctx, nil, time.Time{})
+	t0 := time.Now()
+	for _, id := range []string{"r0", "r1", "r2"} {
+		cl.stop(cl.replicas[id])
+		back := cl.start(id)
+		waitFor(t, ctx, id+" to join again", back.member.Active)
+	}
+	after := cl.settled(ctx, owners, t0)
+	t.Logf("3 replicas restarted one by one and every object reconciled by its owner in %v", time.Since(t0).Round(time.Millisecond))
+	if m := moved(owners, after); m != 0 {
+		t.Errorf("%d objects changed owner", m)
+	}
+	cl.onlyBy(t, owners)
+	if o := cl.rec.overlaps(); len(o) > 0 {
+		t.Fatalf("%d reconciles overlapped on another replica, e.g. %s", len(o), o[0])
+	}
+}
