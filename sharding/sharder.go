@@ -88,7 +88,8 @@ type SharderOptions struct {
 	RingOptions RingOptions
 
 	// Leases reads and writes Leases: the election's, and the members'
-	// (read only, to confirm an expiry). Nil means the client's.
+	// (to confirm an expiry, and to fence and release gone members). Nil
+	// means the client's.
 	Leases leaderelection.LeaseStore
 	// Clock is the time source; nil means the wall clock.
 	Clock clock.Clock
@@ -109,7 +110,9 @@ type SharderOptions struct {
 // the sharded objects, labels each object with its member
 // (ShardLabel(ring)), and when the members change moves the objects whose
 // member changed: from a live member by drain and acknowledgement (see
-// Member.Guard), from a gone one at once.
+// Member.Guard), from a gone one at once once it is fenced (a member
+// absent since the term began, after Settle). It deletes the Leases of
+// gone members that own no objects after LeaseRetention.
 //
 // Create one with NewSharder and call Run once. Its methods are safe for
 // concurrent use.
