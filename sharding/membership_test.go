@@ -198,7 +198,7 @@ func TestMembership(t *testing.T) {
 			members: []string{"a", "b"}, aHolder: "a"},
 		{name: "a member that stops renewing is fenced when its Lease expires", change: func(*leases) {},
 			members: []string{"b"}, fenced: []string{"a"}, aHolder: FenceHolder},
-		{name: "a member that releases its Lease is fenced at once", change: func(l *leases) { l.write("a", "", true) },
+		{name: "a member seen releasing its Lease is fenced at once", change: func(l *leases) { l.write("a", "", true) },
 			members: []string{"b"}, fenced: []string{"a"}, aHolder: FenceHolder},
 		{name: "a member gone with no objects is not fenced", change: func(*leases) {}, aOwnsNone: true,
 			members: []string{"b"}, aHolder: "a"},
@@ -217,7 +217,7 @@ func TestMembership(t *testing.T) {
 					return 1
 				}
 				labelled := func() []string { return append([]string{"a", "b"}, tc.extraLabels...) }
-				ms := newMembership(testConfig(l, owned, labelled, 0, -1))
+				ms := newMembership(testConfig(l, owned, labelled, 10*time.Second, -1)) // settling does not delay an expiry or a release seen happen
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
 				ms.update(ctx)
