@@ -168,6 +168,7 @@ type cluster struct {
 	leases   [3]time.Duration // LeaseDuration, RenewDeadline, RetryPeriod
 	noRecord bool             // do not record reconciles (memory measurements)
 	keep     bool             // members keep their Leases when stopped (MemberOptions.KeepLeaseOnStop)
+	retain   time.Duration    // SharderOptions.LeaseRetention
 	replicas map[string]*replica
 	started  map[string]int // incarnations per identity
 }
@@ -297,7 +298,7 @@ func (cl *cluster) startReplica(id string, withMember, withSharder bool) *replic
 		Ring: cl.ring, Namespace: cl.ns, Identity: id,
 		Resources:     []sharding.Resource{{Resource: configMaps, Kind: schema.GroupKind{Kind: "ConfigMap"}, Namespace: cl.ns}},
 		LeaseDuration: cl.leases[0], RenewDeadline: cl.leases[1], RetryPeriod: cl.leases[2],
-		Leases: r.sharderLease, Logger: log,
+		LeaseRetention: cl.retain, Leases: r.sharderLease, Logger: log,
 	})
 	if err != nil {
 		cl.t.Fatal(err)

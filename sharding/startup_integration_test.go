@@ -7,6 +7,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -159,5 +160,38 @@ func TestIntegrationRollingRestartKeepingTheLeaseMovesNothing(t *testing.T) {
 	cl.onlyBy(t, owners)
 	if o := cl.rec.overlaps(); len(o) > 0 {
 		t.Fatalf("%d reconciles overlapped on another replica, e.g. %s", len(o), o[0])
+	}
+}
+
+// The Lease of a replica that stopped, once its objects have moved and its
+// fence was released, is deleted after the retention; the others stay.
+func TestIntegrationGoneLeasesAreDeleted(t *testing.T) {
+	cp := testenv.Shared(t)
+	ctx := t.Context()
+	cl := newCluster(t, cp.Config())
+	cl.retain = 2 * time.Second
+	cl.createConfigMaps(ctx, objectCount(t, 300))
+	cl.start("r0")
+	cl.start("r1")
+	owners := cl.settled(ctx, nil, time.Time{})
+	// Stop the replica whose sharder does not lead, so that the leader
+	// saw the release happen.
+	victim := cl.replicas["r1"]
+	if victim.sharder.IsLeader() {
+		victim = cl.replicas["r0"]
+	}
+	t0 := time.Now()
+	cl.stop(victim)
+	cl.settled(ctx, owners, t0)
+	leases := client.Typed[*coordinationv1.Lease](cl.c).Namespace(cl.ns)
+	waitFor(t, ctx, victim.id+"'s Lease to be deleted", func() bool {
+		_, err := leases.Get(ctx, cl.ring+"-"+victim.id, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+	t.Logf("%s's Lease deleted %v after it stopped", victim.id, time.Since(t0).Round(time.Millisecond))
+	for _, r := range cl.replicas {
+		if h := cl.holderOf(t, r.id); h != r.id {
+			t.Errorf("%s's Lease is held by %q", r.id, h)
+		}
 	}
 }
