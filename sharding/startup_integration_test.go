@@ -1,6 +1,7 @@
 package sharding_test
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,7 +56,8 @@ func (cl *cluster) onlyBy(t *testing.T, owners map[string]string) {
 // each is reconciled by its owner only.
 func TestIntegrationStartOnLabelledObjects(t *testing.T) {
 	cp := testenv.Shared(t)
-	ctx := t.Context()
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
 	cl := newCluster(t, cp.Config())
 	ids := []string{"r0", "r1", "r2"}
 	ring := sharding.NewRing(ids, sharding.RingOptions{})
@@ -107,7 +109,8 @@ func TestIntegrationStartOnLabelledObjects(t *testing.T) {
 // its Lease expired, takes its Lease back: none of its objects moves.
 func TestIntegrationRestartBeforeTheLeaseExpiresKeepsTheObjects(t *testing.T) {
 	cp := testenv.Shared(t)
-	ctx := t.Context()
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
 	cl := newCluster(t, cp.Config())
 	cl.createConfigMaps(ctx, objectCount(t, 300))
 	cl.start("r0")
@@ -138,7 +141,8 @@ func TestIntegrationRestartBeforeTheLeaseExpiresKeepsTheObjects(t *testing.T) {
 // nothing.
 func TestIntegrationRollingRestartKeepingTheLeaseMovesNothing(t *testing.T) {
 	cp := testenv.Shared(t)
-	ctx := t.Context()
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
 	cl := newCluster(t, cp.Config())
 	cl.keep = true
 	cl.createConfigMaps(ctx, objectCount(t, 300))
@@ -167,7 +171,8 @@ func TestIntegrationRollingRestartKeepingTheLeaseMovesNothing(t *testing.T) {
 // fence was released, is deleted after the retention; the others stay.
 func TestIntegrationGoneLeasesAreDeleted(t *testing.T) {
 	cp := testenv.Shared(t)
-	ctx := t.Context()
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
 	cl := newCluster(t, cp.Config())
 	cl.retain = 2 * time.Second
 	cl.createConfigMaps(ctx, objectCount(t, 300))
