@@ -113,14 +113,16 @@ bench-streams: controlplane
 	$(GO) test -count=1 -run '^$$' -bench 'RoundTrip' -benchtime 2s ./podexec/
 
 ## test-sharding: the sharding ring test at full scale (3 replicas, then 4,
-## then 2, on 3,000 ConfigMaps; make test runs it on 1,000).
+## then 2, on 3,000 ConfigMaps; make test runs it on 1,000) and the
+## start-up and restart tests on 3,000 (make test: 300).
 test-sharding: controlplane
 	KUBEGO_SHARDING=long $(GO) test -race -count=1 -timeout 20m -v -run 'TestIntegration' ./sharding/
 
 ## bench-sharding: on 30,000 ConfigMaps (BENCH_SHARDING_OBJECTS), the live
 ## heap of each replica's cache with 1, 2 and 3 replicas and of the leading
-## sharder's, the time to reassign and reconcile a cut-off replica's
-## objects, and the overlap check. Not part of make test.
+## sharder's, three replicas starting together on the labelled objects
+## (time, reconciles, objects moved), the time to reassign and reconcile a
+## cut-off replica's objects, and the overlap check. Not part of make test.
 BENCH_SHARDING_OBJECTS ?= 30000
 bench-sharding: controlplane
 	KUBEGO_SHARDING_BENCH=1 KUBEGO_SHARDING_BENCH_OBJECTS=$(BENCH_SHARDING_OBJECTS) $(GO) test -count=1 -timeout 50m -v -run '^TestShardingBench$$' ./sharding/

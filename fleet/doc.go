@@ -39,7 +39,9 @@
 // # Providers
 //
 // Kubeconfig adds one cluster per context of a kubeconfig file (every
-// context, or those chosen). Secrets watches kubeconfig Secrets in a hub
+// context, or those chosen) and follows the file: it reads it again every
+// PollInterval and adds, replaces and removes clusters as contexts
+// appear, change and disappear. Secrets watches kubeconfig Secrets in a hub
 // cluster (labelled SecretLabel, the kubeconfig under SecretKey): a new
 // Secret adds a cluster, a change of its kubeconfig replaces the cluster,
 // deleting it removes the cluster; a kubeconfig that names an exec plugin

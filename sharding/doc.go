@@ -13,7 +13,10 @@
 // controllers; when it cannot renew within RenewDeadline it aborts them at
 // once, before the sharder may consider it gone (LeaseDuration after it
 // last saw the Lease change). A graceful stop lets the reconciles in
-// flight finish, then releases the Lease.
+// flight finish, then releases the Lease (or, with
+// MemberOptions.KeepLeaseOnStop, leaves it held until it expires, so that
+// a restart under the same identity before then takes it back and keeps
+// every object).
 //
 // A member's informers select only its objects: Member.Informer adds
 // ShardLabel(ring)=<identity> to an informer's label selector, so the
@@ -43,6 +46,17 @@
 // carries the member's label, then releases it. A member restarted with
 // the same identity therefore cannot join, and start on objects, while
 // they are being moved away from it.
+//
+// Membership settles before the absent are fenced: a member whose Lease
+// is missing, or was already released when the leader's term began, is
+// fenced only once it has been absent for SharderOptions.Settle (counted
+// from when the leader first saw it so, or from when the ring last became
+// non-empty). Replicas starting together on objects labelled for them (a
+// new deployment, a rolling restart, a sharder failover) thus join and
+// keep their objects instead of losing them to the first one and getting
+// them back by drains. An expired Lease, and a release the leader saw
+// happen, are fenced at once. The Lease of a gone member that no object
+// needs any more is deleted after SharderOptions.LeaseRetention.
 //
 // For each object the leader compares the shard label with the member the
 // ring chooses, and writes (a merge patch on the labels, conditional on
@@ -90,9 +104,9 @@
 //
 // The member needs get, create and update on Leases in the ring's
 // namespace, and patch on the sharded resources (to acknowledge drains);
-// the sharder also needs list and watch on Leases there (it writes the
-// Leases of gone members too), and list, watch and patch on the sharded
-// resources.
+// the sharder also needs list, watch and delete on Leases there (it
+// writes the Leases of gone members too, and deletes those no longer
+// needed), and list, watch and patch on the sharded resources.
 //
 // # Limits
 //
@@ -104,11 +118,21 @@
 //     member is alive: a member that runs no Guard for a sharded resource
 //     never acknowledges, and its objects of that resource never move
 //     while it lives.
-//   - A member that stops (even gracefully) and comes back under the same
-//     identity does not get its objects back at once: they move away while
-//     it is fenced, and back by drains when it joins. Identities that
-//     change with each start (pod names of a Deployment) avoid the fence;
-//     stable ones (a StatefulSet's) pay two moves per restart.
+//   - A member that comes back under the same identity before its Lease
+//     expired (cut off, or stopped with KeepLeaseOnStop) keeps its
+//     objects. One that released its Lease, or came back after the
+//     expiry, does not get them back at once: they move away while it is
+//     fenced, and back by drains when it joins (two moves per object).
+//     Identities that change with each start (pod names of a Deployment)
+//     avoid the fence but move the objects anyway; stable ones (a
+//     StatefulSet's) with KeepLeaseOnStop move nothing in a rolling
+//     restart.
+//   - The leader cannot tell a Lease released a moment ago from one left
+//     released by an earlier run: when the replica whose sharder led
+//     stops gracefully, the new leader finds its Lease released and moves
+//     its objects only after Settle.
+//   - A replica that starts more than Settle after the others (a slow
+//     image pull) finds its objects moved and gets them back by drains.
 //   - Objects are moved one by one, each with its own drain; an owner and
 //     the objects it owns (OwnerKey) move together only in the sense that
 //     they end on the same member.

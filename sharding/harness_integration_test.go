@@ -103,6 +103,20 @@ func (r *recorder) overlaps() []string {
 	return out
 }
 
+// replicasOf returns, for each key, the replicas (id#incarnation) that
+// reconciled it, in the order of their first reconcile.
+func (r *recorder) replicasOf() map[string][]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string][]string{}
+	for _, s := range r.spans {
+		if !slices.Contains(out[s.key], s.replica) {
+			out[s.key] = append(out[s.key], s.replica)
+		}
+	}
+	return out
+}
+
 func (r *recorder) count() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -153,6 +167,8 @@ type cluster struct {
 	work     time.Duration    // each reconcile's pretend work
 	leases   [3]time.Duration // LeaseDuration, RenewDeadline, RetryPeriod
 	noRecord bool             // do not record reconciles (memory measurements)
+	keep     bool             // members keep their Leases when stopped (MemberOptions.KeepLeaseOnStop)
+	retain   time.Duration    // SharderOptions.LeaseRetention
 	replicas map[string]*replica
 	started  map[string]int // incarnations per identity
 }
@@ -273,7 +289,7 @@ func (cl *cluster) startReplica(id string, withMember, withSharder bool) *replic
 	m, err := sharding.NewMember(cl.c, sharding.MemberOptions{
 		Ring: cl.ring, Identity: id, Namespace: cl.ns,
 		LeaseDuration: cl.leases[0], RenewDeadline: cl.leases[1], RetryPeriod: cl.leases[2],
-		Leases: r.memberLeases, Logger: log,
+		KeepLeaseOnStop: cl.keep, Leases: r.memberLeases, Logger: log,
 	})
 	if err != nil {
 		cl.t.Fatal(err)
@@ -282,7 +298,7 @@ func (cl *cluster) startReplica(id string, withMember, withSharder bool) *replic
 		Ring: cl.ring, Namespace: cl.ns, Identity: id,
 		Resources:     []sharding.Resource{{Resource: configMaps, Kind: schema.GroupKind{Kind: "ConfigMap"}, Namespace: cl.ns}},
 		LeaseDuration: cl.leases[0], RenewDeadline: cl.leases[1], RetryPeriod: cl.leases[2],
-		Leases: r.sharderLease, Logger: log,
+		LeaseRetention: cl.retain, Leases: r.sharderLease, Logger: log,
 	})
 	if err != nil {
 		cl.t.Fatal(err)
@@ -291,9 +307,13 @@ func (cl *cluster) startReplica(id string, withMember, withSharder bool) *replic
 	mctx, mcancel := context.WithCancel(context.Background())
 	sctx, scancel := context.WithCancel(context.Background())
 	r.stopMember, r.stopSharder = mcancel, scancel
-	go func() {
-		r.memberDone <- m.Run(mctx, func(ctx, abort context.Context) error { return cl.runReplica(ctx, abort, r, log) })
-	}()
+	if withMember {
+		go func() {
+			r.memberDone <- m.Run(mctx, func(ctx, abort context.Context) error { return cl.runReplica(ctx, abort, r, log) })
+		}()
+	} else {
+		r.memberDone <- nil
+	}
 	if withSharder {
 		go func() { r.sharderDone <- s.Run(sctx) }()
 	} else {

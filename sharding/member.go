@@ -41,6 +41,17 @@ type MemberOptions struct {
 	// defaults (15s, 10s, 2s).
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 
+	// KeepLeaseOnStop leaves the Lease held when Run's context ends,
+	// instead of releasing it: the sharder then moves the member's objects
+	// only once the Lease has expired (LeaseDuration), and a replica
+	// restarted with the same identity before that takes the Lease back
+	// at once and keeps every object, so a rolling restart of replicas
+	// with stable identities (a StatefulSet's) moves nothing. Leave it off
+	// when identities change with each start: the objects of a replica
+	// stopped for good would wait for the expiry instead of moving at
+	// once.
+	KeepLeaseOnStop bool
+
 	// Leases reads and writes the member's Lease. Nil means the client's
 	// (leaderelection.NewStore). Tests use it to cut a member off.
 	Leases leaderelection.LeaseStore
@@ -148,7 +159,8 @@ func (m *Member) Active() bool { return m.active.Load() }
 // objects to others LeaseDuration after its last renewal. A Run context
 // that ends is a graceful stop: run should let the reconciles in flight
 // finish (ctx done, abort not), and once it returns the Lease is released
-// so the sharder fences it and moves the member's objects at once.
+// so the sharder fences it and moves the member's objects at once (unless
+// KeepLeaseOnStop).
 //
 // A member that loses its Lease (it could not renew it within
 // RenewDeadline) leaves the ring, waits RetryPeriod and joins again: run
@@ -198,7 +210,7 @@ func (m *Member) term(ctx context.Context, run func(ctx, abort context.Context) 
 		LeaseDuration:   m.opts.LeaseDuration,
 		RenewDeadline:   m.opts.RenewDeadline,
 		RetryPeriod:     m.opts.RetryPeriod,
-		ReleaseOnCancel: true,
+		ReleaseOnCancel: !m.opts.KeepLeaseOnStop,
 		Clock:           m.opts.Clock,
 		Logger:          m.log,
 		Callbacks: leaderelection.Callbacks{

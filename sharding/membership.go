@@ -73,6 +73,10 @@ type observation struct {
 	// unlisted: learnt from a write or read, not yet from the watch; kept
 	// when the watch's view lacks the Lease.
 	unlisted bool
+	// held: a version naming the member as holder was observed during this
+	// term, so a release since was seen happen (the member left) rather
+	// than found at the term's start.
+	held bool
 }
 
 // maxOlder bounds observation.older.
@@ -91,33 +95,60 @@ const maxOlder = 8
 // it. Only a fenced member's objects move without a drain, so a member
 // that comes back (a restart with the same identity) cannot start on
 // objects that are being moved away from it.
+//
+// Membership settles before anyone is fenced for being absent: a member
+// whose Lease is missing, or was released before the sharder saw it held
+// during this term, is fenced only once it has been so for settle, counted
+// from when the sharder first saw it so or, if later, from when the ring
+// last went from empty to non-empty. At a sharder's start (a new
+// deployment, a rolling restart, a failover) the replicas that are still
+// starting therefore join and keep their objects instead of being fenced
+// on a partial view. A release seen happen during the term (the member
+// held its Lease, then gave it up) and an expiry are fenced at once.
+//
+// A gone member's Lease that no object needs any more (not alive, not
+// fenced, no object labelled for the member) is deleted once it has been
+// gone for retention (negative: never), conditional on the resourceVersion
+// observed, so a member that came back meanwhile keeps it.
 type membership struct {
-	ring      string
-	ns        string
-	ringOpts  RingOptions
-	clock     clock.Clock
-	store     leaderelection.LeaseStore
-	log       *slog.Logger
-	list      func() []*coordinationv1.Lease
-	owned     func(id string) int // objects labelled for id
-	labelled  func() []string     // the shard label values in use
-	onChange  func(*view)
-	mu        sync.Mutex
-	observed  map[string]*observation // by member identity
-	cur       *view
-	timer     clock.Timer
-	timerAt   time.Time
-	recompute chan struct{}
+	membershipConfig
+	mu         sync.Mutex
+	observed   map[string]*observation // by member identity
+	missing    map[string]time.Time    // members with objects but no Lease: since when
+	aliveSince time.Time               // when the ring last became non-empty; zero while empty
+	cur        *view
+	timer      clock.Timer
+	timerAt    time.Time
+	recompute  chan struct{}
 }
 
-func newMembership(ring, ns string, ringOpts RingOptions, c clock.Clock, store leaderelection.LeaseStore, log *slog.Logger,
-	list func() []*coordinationv1.Lease, owned func(string) int, labelled func() []string, onChange func(*view)) *membership {
+// membershipConfig is what a membership is made of.
+type membershipConfig struct {
+	ring     string
+	ns       string
+	ringOpts RingOptions
+	clock    clock.Clock
+	store    leaderelection.LeaseStore
+	// del deletes member id's Lease if it is still at resourceVersion rv.
+	del      func(ctx context.Context, id, rv string) error
+	log      *slog.Logger
+	list     func() []*coordinationv1.Lease
+	owned    func(id string) int // objects labelled for id
+	labelled func() []string     // the shard label values in use
+	onChange func(*view)
+	// settle is how long an absent member may keep its objects unfenced;
+	// retention how long a gone member's unneeded Lease is kept (<0:
+	// always).
+	settle, retention time.Duration
+}
+
+func newMembership(cfg membershipConfig) *membership {
 	return &membership{
-		ring: ring, ns: ns, ringOpts: ringOpts, clock: c, store: store, log: log,
-		list: list, owned: owned, labelled: labelled, onChange: onChange,
-		observed:  map[string]*observation{},
-		cur:       &view{ring: NewRing(nil, ringOpts), fenced: map[string]bool{}},
-		recompute: make(chan struct{}, 1),
+		membershipConfig: cfg,
+		observed:         map[string]*observation{},
+		missing:          map[string]time.Time{},
+		cur:              &view{ring: NewRing(nil, cfg.ringOpts), fenced: map[string]bool{}},
+		recompute:        make(chan struct{}, 1),
 	}
 }
 
@@ -160,9 +191,10 @@ func (ms *membership) identityOf(l *coordinationv1.Lease) (string, bool) {
 	return strings.CutPrefix(l.Name, ms.ring+"-")
 }
 
-// update observes the Leases, fences gone members that still own objects,
-// releases fenced ones that own none, publishes a changed view and arms
-// the timer for the next expiry or renewal.
+// update observes the Leases, fences gone members that still own objects
+// (absent ones once membership settled), releases fenced ones that own
+// none, deletes the Leases no longer needed, publishes a changed view and
+// arms the timer for the next expiry, renewal or deadline.
 func (ms *membership) update(ctx context.Context) {
 	now := ms.clock.Now()
 	seen := map[string]bool{}
@@ -183,30 +215,50 @@ func (ms *membership) update(ctx context.Context) {
 	// objects to; on an empty ring it would keep the members out forever.
 	anyAlive := false
 	for id, o := range ms.observed {
-		if o.holder == id && now.Before(o.expiry()) {
+		if o.alive(id, now) {
 			anyAlive = true
 		}
 	}
+	switch {
+	case !anyAlive:
+		ms.aliveSince = time.Time{}
+	case ms.aliveSince.IsZero():
+		ms.aliveSince = now
+	}
 	for id, o := range ms.observed {
 		switch {
-		case o.holder == id && now.Before(o.expiry()):
-			// alive
+		case o.alive(id, now):
 		case o.holder == FenceHolder && (!anyAlive || ms.owned(id) == 0):
 			ms.write(ctx, id, "")
 		case o.holder == FenceHolder && !now.Before(o.seen.Add(o.duration/3)):
 			ms.write(ctx, id, FenceHolder) // renew the fence
-		case o.holder != FenceHolder && anyAlive && ms.owned(id) > 0:
-			ms.write(ctx, id, FenceHolder) // expired or released: fence
+		case o.holder == FenceHolder:
+		case ms.owned(id) > 0:
+			if anyAlive && !now.Before(ms.fenceAt(id, o)) {
+				ms.write(ctx, id, FenceHolder) // gone: fence
+			}
+		case ms.retention >= 0 && !now.Before(o.goneAt(id).Add(ms.retention)):
+			ms.remove(ctx, id, o.rv)
 		}
 	}
-	// Objects labelled for a member that has no Lease at all: create one,
-	// fenced.
-	if anyAlive {
-		for _, id := range ms.labelled() {
-			if _, known := ms.observed[id]; known || id == "" || validIdentity(id) != nil {
-				continue
-			}
+	// Objects labelled for a member that has no Lease at all: once it has
+	// been missing for settle, create its Lease, fenced.
+	inUse := map[string]bool{}
+	for _, id := range ms.labelled() {
+		if _, known := ms.observed[id]; known || id == "" || validIdentity(id) != nil {
+			continue
+		}
+		inUse[id] = true
+		if _, ok := ms.missing[id]; !ok {
+			ms.missing[id] = now
+		}
+		if anyAlive && !now.Before(ms.settled(ms.missing[id])) {
 			ms.create(ctx, id)
+		}
+	}
+	for id := range ms.missing {
+		if !inUse[id] {
+			delete(ms.missing, id)
 		}
 	}
 
@@ -215,21 +267,34 @@ func (ms *membership) update(ctx context.Context) {
 	fencedSet := map[string]bool{}
 	next := time.Time{}
 	soonest := func(t time.Time) {
+		if !t.After(now) {
+			t = now.Add(time.Second) // due but not done (a write failed): try again soon
+		}
 		if next.IsZero() || t.Before(next) {
 			next = t
 		}
 	}
 	for id, o := range ms.observed {
 		switch {
-		case o.holder == id && now.Before(o.expiry()):
+		case o.alive(id, now):
 			live = append(live, id)
 			soonest(o.expiry())
 		case o.holder == FenceHolder:
 			fencedSet[id] = true
 			soonest(o.seen.Add(o.duration / 3))
-		case anyAlive && ms.owned(id) > 0:
-			// Gone but not fenced yet (a write failed): try again soon.
-			soonest(now.Add(time.Second))
+		case ms.owned(id) > 0:
+			if anyAlive {
+				soonest(ms.fenceAt(id, o))
+			}
+		case ms.retention >= 0:
+			soonest(o.goneAt(id).Add(ms.retention))
+		}
+	}
+	if anyAlive {
+		for id := range ms.missing {
+			if _, known := ms.observed[id]; !known {
+				soonest(ms.settled(ms.missing[id]))
+			}
 		}
 	}
 	slices.Sort(live)
@@ -244,6 +309,44 @@ func (ms *membership) update(ctx context.Context) {
 	if changed {
 		ms.log.Info("ring changed", "members", live, "fenced", slices.Sorted(maps.Keys(fencedSet)))
 		ms.onChange(v)
+	}
+}
+
+// settled returns when an absence first seen at since has lasted settle,
+// counting no earlier than from when the ring last became non-empty.
+func (ms *membership) settled(since time.Time) time.Time {
+	if since.Before(ms.aliveSince) {
+		since = ms.aliveSince
+	}
+	return since.Add(ms.settle)
+}
+
+// fenceAt returns when gone member id, whose Lease is o and who still owns
+// objects, may be fenced: at once after an expiry or a release seen
+// happen, after settle for a Lease found released.
+func (ms *membership) fenceAt(id string, o *observation) time.Time {
+	switch {
+	case o.holder == id:
+		return o.expiry()
+	case o.held:
+		return o.seen
+	default:
+		return ms.settled(o.seen)
+	}
+}
+
+// remove deletes member id's Lease if it is still at resourceVersion rv.
+func (ms *membership) remove(ctx context.Context, id, rv string) {
+	err := ms.del(ctx, id, rv)
+	switch {
+	case err == nil, apierrors.IsNotFound(err):
+		ms.log.Info("deleted a gone member's Lease: it owns no objects", "member", id)
+		delete(ms.observed, id)
+	case apierrors.IsConflict(err):
+		// It changed (the member came back); its watch event pokes.
+	default:
+		ms.log.Warn("deleting a gone member's Lease failed", "member", id, "error", err)
+		ms.retrySoon(id)
 	}
 }
 
@@ -344,8 +447,9 @@ func (ms *membership) observe(id string, l *coordinationv1.Lease, now time.Time)
 	if o != nil && o.rv == l.ResourceVersion {
 		return
 	}
-	next := &observation{rv: l.ResourceVersion, holder: holder, duration: d, seen: now, unlisted: true}
+	next := &observation{rv: l.ResourceVersion, holder: holder, duration: d, seen: now, unlisted: true, held: holder == id}
 	if o != nil {
+		next.held = next.held || o.held
 		next.older = append(next.older, o.older...)
 		next.older = append(next.older, o.rv)
 		if len(next.older) > maxOlder {
@@ -368,6 +472,20 @@ func (ms *membership) observeListed(id string, l *coordinationv1.Lease, now time
 
 // expiry is when the Lease expires unless it changes again.
 func (o *observation) expiry() time.Time { return o.seen.Add(o.duration) }
+
+// alive reports whether the Lease keeps member id on the ring at now.
+func (o *observation) alive(id string, now time.Time) bool {
+	return o.holder == id && now.Before(o.expiry())
+}
+
+// goneAt returns when member id, not alive, left: its Lease's expiry, or
+// when its last change (a release, a fence's release) was seen.
+func (o *observation) goneAt(id string) time.Time {
+	if o.holder == id {
+		return o.expiry()
+	}
+	return o.seen
+}
 
 // arm sets the timer to recompute at next (zero: no timer). Called with
 // mu held.

@@ -36,8 +36,15 @@ type Resource struct {
 	Key KeyFunc
 }
 
-// DefaultWorkers is SharderOptions.Workers when zero.
-const DefaultWorkers = 32
+// Defaults of SharderOptions' zero fields.
+const (
+	// DefaultWorkers is SharderOptions.Workers when zero.
+	DefaultWorkers = 32
+	// DefaultSettle is SharderOptions.Settle when zero.
+	DefaultSettle = 15 * time.Second
+	// DefaultLeaseRetention is SharderOptions.LeaseRetention when zero.
+	DefaultLeaseRetention = time.Minute
+)
 
 // SharderOptions configure NewSharder. Ring, Namespace, Identity and at
 // least one Resource are required; every other field has a useful zero
@@ -59,12 +66,30 @@ type SharderOptions struct {
 	// Workers is the number of concurrent label writes per resource. Zero
 	// means DefaultWorkers.
 	Workers int
+	// Settle is how long the leader lets a member be absent before it
+	// fences the member and moves its objects, when the member's Lease is
+	// missing or was found released (not seen being released) at the start
+	// of a term: counted from when the leader first saw the absence, or
+	// when the ring last went from empty to non-empty if later. Replicas
+	// starting together (a new deployment, a rolling restart, a failover
+	// of the sharder) thus join and keep the objects already labelled for
+	// them instead of being fenced on a partial view. An expiry, or a
+	// release the leader saw happen, is fenced at once. Zero means
+	// DefaultSettle; negative means no wait.
+	Settle time.Duration
+	// LeaseRetention is how long the Lease of a gone member is kept once
+	// no object carries its label (after its expiry, release, or the
+	// release of its fence) before the leader deletes it, conditional on
+	// the resourceVersion it saw. The deletion goes through the client,
+	// not Leases. Zero means DefaultLeaseRetention; negative means never.
+	LeaseRetention time.Duration
 	// RingOptions shape the hash ring; every sharder of a ring must use
 	// the same.
 	RingOptions RingOptions
 
 	// Leases reads and writes Leases: the election's, and the members'
-	// (read only, to confirm an expiry). Nil means the client's.
+	// (to confirm an expiry, and to fence and release gone members). Nil
+	// means the client's.
 	Leases leaderelection.LeaseStore
 	// Clock is the time source; nil means the wall clock.
 	Clock clock.Clock
@@ -85,7 +110,9 @@ type SharderOptions struct {
 // the sharded objects, labels each object with its member
 // (ShardLabel(ring)), and when the members change moves the objects whose
 // member changed: from a live member by drain and acknowledgement (see
-// Member.Guard), from a gone one at once.
+// Member.Guard), from a gone one at once once it is fenced (a member
+// absent since the term began, after Settle). It deletes the Leases of
+// gone members that own no objects after LeaseRetention.
 //
 // Create one with NewSharder and call Run once. Its methods are safe for
 // concurrent use.
@@ -134,6 +161,15 @@ func NewSharder(c *client.Client, opts SharderOptions) (*Sharder, error) {
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = DefaultWorkers
+	}
+	switch {
+	case opts.Settle == 0:
+		opts.Settle = DefaultSettle
+	case opts.Settle < 0:
+		opts.Settle = 0
+	}
+	if opts.LeaseRetention == 0 {
+		opts.LeaseRetention = DefaultLeaseRetention
 	}
 	opts.Clock = clock.Or(opts.Clock)
 	store := opts.Leases

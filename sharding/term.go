@@ -3,7 +3,6 @@ package sharding
 import (
 	"context"
 	"encoding/json"
-
 	"sync"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/informer"
 )
@@ -52,8 +52,14 @@ func (s *Sharder) lead(ctx context.Context) error {
 		return err
 	}
 	t := &term{drains: &drains{start: map[drainKey]time.Time{}}}
-	t.members = newMembership(s.opts.Ring, s.opts.Namespace, s.opts.RingOptions, s.opts.Clock, s.store, s.log,
-		snapshotLeases(leases), t.owned, t.labelled, func(v *view) {
+	leaseClient := client.Typed[*coordinationv1.Lease](s.client).Namespace(s.opts.Namespace)
+	t.members = newMembership(membershipConfig{
+		ring: s.opts.Ring, ns: s.opts.Namespace, ringOpts: s.opts.RingOptions, clock: s.opts.Clock, store: s.store, log: s.log,
+		del: func(ctx context.Context, id, rv string) error {
+			return leaseClient.Delete(ctx, leaseName(s.opts.Ring, id), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{ResourceVersion: &rv}})
+		},
+		list: snapshotLeases(leases), owned: t.owned, labelled: t.labelled,
+		onChange: func(v *view) {
 			if s.metrics != nil {
 				s.metrics.members.Set(float64(v.ring.Len()))
 			}
@@ -63,7 +69,9 @@ func (s *Sharder) lead(ctx context.Context) error {
 				default:
 				}
 			}
-		})
+		},
+		settle: s.opts.Settle, retention: s.opts.LeaseRetention,
+	})
 	poke := func() { t.members.poke() }
 	if _, err := leases.AddEventHandler(informer.HandlerFuncs[*coordinationv1.Lease]{
 		AddFunc:    func(*coordinationv1.Lease, bool) { poke() },
