@@ -7,7 +7,14 @@ import (
 	"time"
 )
 
-type value struct{ n int }
+// value is larger than the runtime's tiny-allocation size (16 bytes of
+// pointer-free data), so that each value is its own allocation: tiny
+// values share a block, and one in use keeps its neighbours' cleanups
+// from running.
+type value struct {
+	n   int
+	pad [16]byte
+}
 
 // A Map must not grow without bound: an entry whose value no one uses any
 // more is removed once the value is collected, and a value in use is
@@ -15,9 +22,9 @@ type value struct{ n int }
 func TestMapForgetsUnusedValues(t *testing.T) {
 	c := New[int, value]()
 	const n = 100
-	kept, _ := c.Get(-1, func() (*value, error) { return &value{-1}, nil })
+	kept, _ := c.Get(-1, func() (*value, error) { return &value{n: -1}, nil })
 	for i := range n {
-		_, _ = c.Get(i, func() (*value, error) { return &value{i}, nil })
+		_, _ = c.Get(i, func() (*value, error) { return &value{n: i}, nil })
 	}
 	if got := c.Len(); got != n+1 {
 		t.Fatalf("Len = %d, want %d", got, n+1)
@@ -32,7 +39,7 @@ func TestMapForgetsUnusedValues(t *testing.T) {
 	if got := c.Len(); got != 1 {
 		t.Fatalf("Len = %d after the values were dropped, want 1 (the one in use)", got)
 	}
-	again, _ := c.Get(-1, func() (*value, error) { return &value{-2}, nil })
+	again, _ := c.Get(-1, func() (*value, error) { return &value{n: -2}, nil })
 	if again != kept {
 		t.Fatal("the value in use was not shared")
 	}
@@ -48,7 +55,7 @@ func TestGetRemembersNothingOnError(t *testing.T) {
 	if c.Len() != 0 {
 		t.Fatal("a failed build was remembered")
 	}
-	v, err := c.Get("k", func() (*value, error) { return &value{1}, nil })
+	v, err := c.Get("k", func() (*value, error) { return &value{n: 1}, nil })
 	if err != nil || v.n != 1 {
 		t.Fatalf("Get after a failure = %v, %v", v, err)
 	}
