@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -131,33 +132,53 @@ func (h *hotReconciler) Reconcile(ctx context.Context, req controller.Request) (
 	return controller.Result{}, nil
 }
 
-// hotWriters is how many goroutines update the hot object: each waits for
-// its answer, so the rate depends on their number and the server's
-// latency.
+// hotRate is the update rate scenario C4 aims at, in updates a second:
+// a tenth above the 1,000 the scenario asks for, so that writers a little
+// behind schedule still make it.
+const hotRate = 1100
+
+// hotWriters is how many goroutines update the hot object against
+// kube-apiserver: each waits for its answer, so the rate depends on their
+// number and the server's latency.
 const hotWriters = 8
 
-// Controller C4: one object updated as fast as 8 writers can, aiming at
-// 1,000 updates a second, for 10 s (2 s in the default run); each
-// reconcile takes 10 ms. Reconciles must collapse (the queue holds a key
-// once): far fewer reconciles than updates; and the last reconcile must
-// have read the last update.
+// hotWritersInProcess is how many update it in process: enough requests
+// in flight to ride out a busy machine's scheduling delays, which there
+// weigh more than the CPU each update costs.
+const hotWritersInProcess = 32
+
+// Controller C4: one object updated by writers aiming at 1,100 updates a
+// second (see hotRate), for 10 s (2 s in the default run); each reconcile
+// takes 10 ms. Reconciles must collapse (the queue holds a key once): far
+// fewer reconciles than updates; and the last reconcile must have read the
+// last update. kube-apiserver and etcd on a small machine take far fewer
+// updates of one object: the rate reached is reported, not asserted.
 func TestControllerHotObject(t *testing.T) {
 	hotObject(t, testenv.Shared(t).Config(), hotWriters)
 }
 
-// The same against the in-memory API server of package fake, which takes
-// the full 1,000 updates a second on this machine where kube-apiserver
-// and etcd take about an eighth of that on one object: the controller's
-// collapsing is tested at the rate the scenario asks for.
+// The same against the in-memory API server of package fake, served in
+// this process (no listener, no TLS: see inProcess), where the updates
+// really come at the scenario's rate: the controller's collapsing is
+// tested at 1,000 updates a second. The rate reached is reported; it is
+// asserted (at least 1,000/s) only under KUBEGO_HOT_RATE=1, which make
+// test-faults sets for a run of this test without the race detector: a
+// loaded machine or the race detector holds the rate back.
 func TestControllerHotObjectInMemory(t *testing.T) {
 	srv := fake.NewServer(fake.Options{})
 	t.Cleanup(srv.Close)
-	hotObject(t, srv.Config(), 4*hotWriters)
+	rate := hotObject(t, inProcess(srv), hotWritersInProcess)
+	if os.Getenv("KUBEGO_HOT_RATE") != "" && rate < 1000 {
+		t.Errorf("%.0f updates/s, want at least 1,000", rate)
+	}
 }
 
 // hotObject runs scenario C4 against the API server of cfg with the given
-// number of writers, each aiming at its share of 1,000 updates a second.
-func hotObject(t *testing.T, cfg *rest.Config, writers int) {
+// number of writers, which share one schedule of hotRate updates a second:
+// each takes the next slot, waits for its time and patches (a writer
+// behind schedule patches at once). It returns the rate of acknowledged
+// updates.
+func hotObject(t *testing.T, cfg *rest.Config, writers int) float64 {
 	dur := scale(2*time.Second, 10*time.Second)
 	c := newClient(t, cfg)
 	ns := newNamespace(t, c)
@@ -181,17 +202,18 @@ func hotObject(t *testing.T, cfg *rest.Config, writers int) {
 	defer cancel()
 	var updates, failures atomic.Int64
 	var newest atomic.Uint64
+	var slot atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
 	for g := range writers {
 		wg.Go(func() {
-			tick := time.NewTicker(time.Duration(writers) * time.Millisecond) // 1,000/s in all
-			defer tick.Stop()
-			for i := 0; ; i++ {
-				select {
-				case <-ctx.Done():
+			for {
+				i := slot.Add(1) - 1
+				if d := time.Until(start.Add(time.Duration(i) * time.Second / hotRate)); d > 0 {
+					sleepCtx(ctx, d)
+				}
+				if ctx.Err() != nil {
 					return
-				case <-tick.C:
 				}
 				patch := fmt.Sprintf(`{"data":{"w%d":"%d"}}`, g, i)
 				o, err := cms.Patch(ctx, "hot", types.MergePatchType, []byte(patch), metav1.PatchOptions{})
@@ -224,8 +246,9 @@ func hotObject(t *testing.T, cfg *rest.Config, writers int) {
 		t.Errorf("manager: %v", err)
 	}
 	u, r := updates.Load(), h.calls.Load()-before
-	t.Logf("%d updates in %s (%.0f/s, %d failed), %d reconciles (%.0f/s): %.1f updates per reconcile; the last update reconciled %s after the writes stopped",
-		u, elapsed.Round(time.Millisecond), float64(u)/elapsed.Seconds(), failures.Load(), r, float64(r)/elapsed.Seconds(),
+	rate := float64(u) / elapsed.Seconds()
+	t.Logf("%d updates in %s (%.0f/s, %d failed; %d writers), %d reconciles (%.0f/s): %.1f updates per reconcile; the last update reconciled %s after the writes stopped",
+		u, elapsed.Round(time.Millisecond), rate, failures.Load(), writers, r, float64(r)/elapsed.Seconds(),
 		float64(u)/float64(max(r, 1)), caughtUp.Round(time.Millisecond))
 	if h.seen.Load() < last {
 		t.Errorf("the last update (resourceVersion %d) was never reconciled; newest seen %d", last, h.seen.Load())
@@ -239,6 +262,7 @@ func hotObject(t *testing.T, cfg *rest.Config, writers int) {
 	case u > 2*capacity && r*2 > u:
 		t.Errorf("reconciles did not collapse: %d reconciles for %d updates (one worker reconciles at most %d in %s)", r, u, capacity, elapsed)
 	}
+	return rate
 }
 
 // Controller C5: a validating webhook on ConfigMap updates (timeoutSeconds

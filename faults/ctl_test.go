@@ -61,6 +61,9 @@ type ctlOptions struct {
 	Lease time.Duration
 	// LogPath, if set, receives the reconcile log.
 	LogPath string
+	// DisableSharing turns off the informer's sharing of equal values
+	// (informer.Options.DisableSharing).
+	DisableSharing bool
 }
 
 // reconLog records reconciles, one line per event:
@@ -170,7 +173,7 @@ func newCtlManager(cfg *rest.Config, o ctlOptions, rec controller.Reconciler, lo
 	if err != nil {
 		return nil, nil, err
 	}
-	shared := informer.SharedOptions{Namespace: o.Namespace}
+	shared := informer.SharedOptions{Namespace: o.Namespace, DisableSharing: o.DisableSharing}
 	var m *marker
 	if rec == nil {
 		m = &marker{

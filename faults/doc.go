@@ -31,10 +31,16 @@
 //     again, ctl_child_test.go) that can be killed with SIGKILL, and logs
 //     each reconcile's start and end with a machine-wide monotonic time so
 //     that reconciles of two leaders can be checked for overlap;
+//   - an in-process transport (inprocess_test.go) that serves package
+//     fake's http.Handler without a listener or TLS, watches streamed
+//     through a pipe, for scenarios that need more requests a second than
+//     a real API server takes (the hot object);
 //   - the soak (soak_integration_test.go, make soak): the faults in random
 //     order for an hour with a writer, an informer and a controller alive,
 //     the process's heap, goroutines and sockets sampled every 10 s and
-//     their growth bounded.
+//     their growth bounded (the informers share no values between cached
+//     objects there unless KUBEGO_SOAK_SHARING=on: their sharing tables
+//     fill to a bound over hours, which would hide a leak).
 //
 // Every test stops by itself within about a minute and uses loopback
 // only; those that need the control plane are skipped under -short. Scenarios too slow for `make test` run only

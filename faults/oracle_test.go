@@ -132,14 +132,20 @@ type watched struct {
 // proxy) and waits for its sync (bounded by 30 s).
 func startInformer(t *testing.T, cfg *rest.Config, ns string, ropts informer.ReflectorOptions) *watched {
 	t.Helper()
+	return startInformerWith(t, cfg, ns, informer.Options[*corev1.ConfigMap]{Reflector: ropts})
+}
+
+// startInformerWith is startInformer with the informer's options (Name is
+// set here; a zero Reflector.Backoff gets the suite's short backoff).
+func startInformerWith(t *testing.T, cfg *rest.Config, ns string, opts informer.Options[*corev1.ConfigMap]) *watched {
+	t.Helper()
 	w := &watched{rec: newRecorder(), cnt: &counter{}, base: snapshotGoroutines()}
-	if ropts.Backoff.Max == 0 {
-		ropts.Backoff = backoff.Backoff{Initial: 200 * time.Millisecond, Max: 2 * time.Second}
+	if opts.Reflector.Backoff.Max == 0 {
+		opts.Reflector.Backoff = backoff.Backoff{Initial: 200 * time.Millisecond, Max: 2 * time.Second}
 	}
+	opts.Name = "faults"
 	c := newClient(t, w.cnt.wrap(cfg))
-	w.inf = informer.New(client.Typed[*corev1.ConfigMap](c).Namespace(ns).ListerWatcher(), informer.Options[*corev1.ConfigMap]{
-		Name: "faults", Reflector: ropts,
-	})
+	w.inf = informer.New(client.Typed[*corev1.ConfigMap](c).Namespace(ns).ListerWatcher(), opts)
 	if _, err := w.inf.AddEventHandler(w.rec.handler(), informer.HandlerOptions{}); err != nil {
 		t.Fatal(err)
 	}
