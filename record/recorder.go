@@ -9,7 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -184,26 +183,12 @@ func (r *Recorder) addLocked(o *occurrence, now time.Time) {
 		r.dropLocked(DropSpam)
 		return
 	}
-	ev := &eventsv1.Event{
-		EventTime:           microTime(now),
-		ReportingController: r.opts.ReportingController,
-		ReportingInstance:   r.opts.ReportingInstance,
-		Action:              o.key.action,
-		Reason:              o.key.reason,
-		Regarding:           o.regarding,
-		Note:                o.key.note,
-		Type:                string(o.key.typ),
+	s := &series{
+		key: o.key, count: 1, last: now, eventTime: now, state: queued, cached: true,
+		regardingRV: o.regarding.ResourceVersion, regardingField: o.regarding.FieldPath,
+		relatedRV: o.related.ResourceVersion, relatedField: o.related.FieldPath,
 	}
-	if o.hasRelated {
-		rel := o.related
-		ev.Related = &rel
-	}
-	ev.Namespace = ev.Regarding.Namespace
-	if ev.Namespace == "" {
-		ev.Namespace = metav1.NamespaceDefault
-	}
-	ev.Name = r.nameLocked(ev.Regarding.Name, now)
-	s := &series{key: o.key, ev: ev, count: 1, last: now, state: queued, cached: true}
+	s.name = r.nameLocked(o.regarding.Name, now)
 	r.cache[o.key] = r.lru.PushFront(s)
 	if r.lru.Len() > r.opts.CacheSize {
 		last := r.lru.Back()
