@@ -1,7 +1,6 @@
 package record
 
 import (
-	"container/list"
 	"context"
 	"fmt"
 	"strings"
@@ -48,10 +47,9 @@ type Recorder struct {
 
 	mu       sync.Mutex
 	closed   bool
-	cache    map[seriesKey]*list.Element // of *series
-	lru      list.List                   // front: most recently seen
-	creates  []*series                   // Events waiting to be created, in order
-	dirty    map[*series]struct{}        // created Events with a count to write
+	cache    seriesCache          // the series aggregated into
+	creates  []*series            // Events waiting to be created, in order
+	dirty    map[*series]struct{} // created Events with a count to write
 	spam     *spamLimit
 	lastName int64
 	stats    Stats
@@ -72,7 +70,7 @@ func New(sink Sink, opts Options) (*Recorder, error) {
 	r := &Recorder{
 		sink: sink, opts: o, cancel: cancel,
 		wake: make(chan struct{}, 1), drain: make(chan struct{}), done: make(chan struct{}),
-		cache: map[seriesKey]*list.Element{}, dirty: map[*series]struct{}{},
+		cache: newSeriesCache(), dirty: map[*series]struct{}{},
 		spam: newSpamLimit(o.SpamBurst, o.SpamRefill, o.CacheSize),
 	}
 	go r.run(ctx)
@@ -157,14 +155,13 @@ func (r *Recorder) addLocked(o *occurrence, now time.Time) {
 		r.dropLocked(DropShutdown)
 		return
 	}
-	if el, ok := r.cache[o.key]; ok {
-		s := el.Value.(*series)
+	if s := r.cache.get(o.key); s != nil {
 		if now.Sub(s.last) < r.opts.SeriesWindow {
 			s.count++
 			if now.After(s.last) {
 				s.last = now
 			}
-			r.lru.MoveToFront(el)
+			r.cache.touch(s)
 			r.stats.Aggregated++
 			if s.state == idle {
 				s.state = dirty
@@ -173,7 +170,7 @@ func (r *Recorder) addLocked(o *occurrence, now time.Time) {
 			}
 			return
 		}
-		r.uncacheLocked(s, el)
+		r.uncacheLocked(s)
 	}
 	if len(r.creates) >= r.opts.BufferSize {
 		r.dropLocked(DropBufferFull)
@@ -189,10 +186,9 @@ func (r *Recorder) addLocked(o *occurrence, now time.Time) {
 		relatedRV: o.related.ResourceVersion, relatedField: o.related.FieldPath,
 	}
 	s.name = r.nameLocked(o.regarding.Name, now)
-	r.cache[o.key] = r.lru.PushFront(s)
-	if r.lru.Len() > r.opts.CacheSize {
-		last := r.lru.Back()
-		r.uncacheLocked(last.Value.(*series), last)
+	r.cache.add(s)
+	if r.cache.len() > r.opts.CacheSize {
+		r.uncacheLocked(r.cache.oldest())
 	}
 	r.creates = append(r.creates, s)
 	r.stats.Created++
@@ -201,9 +197,8 @@ func (r *Recorder) addLocked(o *occurrence, now time.Time) {
 
 // uncacheLocked stops aggregating into s; a pending write of s still
 // happens.
-func (r *Recorder) uncacheLocked(s *series, el *list.Element) {
-	r.lru.Remove(el)
-	delete(r.cache, s.key)
+func (r *Recorder) uncacheLocked(s *series) {
+	r.cache.remove(s)
 	s.cached = false
 }
 

@@ -50,6 +50,10 @@ type series struct {
 	attempts  int       // failed attempts of the pending write
 	retryAt   time.Time // not before, after a failed attempt
 	cached    bool      // in Recorder.cache
+	// The links of Recorder.cache, while cached.
+	hash       uint64
+	hnext      *series // same hash
+	prev, next *series // more and less recently seen
 }
 
 // namespace is the namespace of s's Event: the regarding object's, or

@@ -189,7 +189,7 @@ func (r *Recorder) finish(j job, err error) {
 		r.opts.Logger.Warn("record: event write abandoned", "namespace", s.namespace(), "name", s.name, "reason", s.key.reason, "attempts", s.attempts, "error", err)
 		r.dropLocked(DropWriteFailed)
 		if s.cached {
-			r.uncacheLocked(s, r.cache[s.key])
+			r.uncacheLocked(s)
 		}
 		// No longer cached, s is never written again; the next identical
 		// occurrence starts a new Event.
