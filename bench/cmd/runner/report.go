@@ -29,6 +29,9 @@ type row struct {
 	Met       *bool     `json:"met,omitempty"`
 	KubegoAll []float64 `json:"kubego_runs"`
 	CGAll     []float64 `json:"client_go_runs"`
+	// From names the run a row kept from an earlier report was measured
+	// in; empty for the rows of the report's own run.
+	From string `json:"from,omitempty"`
 }
 
 type report struct {
@@ -374,10 +377,32 @@ func (rep *report) keep(path string) {
 	for _, r := range rep.Rows {
 		ran[r.Benchmark] = true
 	}
+	// Where the old report's rows come from: its own run, or for the rows
+	// it kept, what it says of them (rows of reports older than the From
+	// field are named only in its Kept list).
+	from := map[string]string{}
+	for _, k := range old.Kept {
+		names, src, ok := strings.Cut(k, " (")
+		if !ok {
+			continue
+		}
+		for name := range strings.SplitSeq(names, ", ") {
+			from[name] = strings.TrimSuffix(src, ")")
+		}
+	}
 	kept := map[string]bool{}
 	for _, r := range old.Rows {
 		if ran[r.Benchmark] {
 			continue
+		}
+		switch {
+		case r.From != "":
+		case from[r.Benchmark] != "":
+			r.From = from[r.Benchmark]
+		case isCR(r.Benchmark):
+			r.From = fmt.Sprintf("run of %s, %d objects", old.Started, old.CRObjects)
+		default:
+			r.From = fmt.Sprintf("run of %s, %d Pods", old.Started, old.Pods)
 		}
 		// Judge the kept row by today's targets, not those of its day.
 		r.Target, r.Met = "", nil
@@ -391,7 +416,7 @@ func (rep *report) keep(path string) {
 		}
 		if !kept[r.Benchmark] {
 			kept[r.Benchmark] = true
-			rep.Kept = append(rep.Kept, fmt.Sprintf("%s (run of %s, %d Pods)", r.Benchmark, old.Started, old.Pods))
+			rep.Kept = append(rep.Kept, fmt.Sprintf("%s (%s)", r.Benchmark, r.From))
 		}
 	}
 	rank := func(b string) int {
