@@ -113,7 +113,6 @@ func (r *Recorder) Eventf(regarding, related runtime.Object, typ Type, reason, a
 type occurrence struct {
 	key                seriesKey
 	regarding, related corev1.ObjectReference
-	hasRelated         bool
 }
 
 // prepare checks the arguments of Eventf and describes the occurrence.
@@ -135,7 +134,6 @@ func (r *Recorder) prepare(regarding, related runtime.Object, typ Type, reason, 
 		if o.related, err = r.reference("related", related); err != nil {
 			return o, err
 		}
-		o.hasRelated = true
 		o.key.related = keyOf(&o.related)
 	}
 	if len(args) > 0 {
