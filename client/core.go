@@ -24,6 +24,7 @@ type core struct {
 	ti       *typeInfo
 	explicit *Mapping // set by TypedMapping; wins over ti
 	ns       string
+	discard  bool // writes return no object (Resource.DiscardResults)
 }
 
 func (k core) newObject() runtime.Object {
@@ -260,7 +261,17 @@ func (k core) write(ctx context.Context, verb string, obj runtime.Object, opts r
 	if err != nil {
 		return nil, err
 	}
-	return k.decode(r.SubResource(sub...).Params(opts).Body(body).Do(ctx))
+	return k.written(r.SubResource(sub...).Params(opts).Body(body).Do(ctx))
+}
+
+// written is the outcome of a write: the decoded answer, or with discard
+// only the error (the body has been read whole either way, so the
+// connection is reused).
+func (k core) written(res rest.Result) (runtime.Object, error) {
+	if k.discard {
+		return nil, res.Error()
+	}
+	return k.decode(res)
 }
 
 func (k core) delete(ctx context.Context, name string, opts *metav1.DeleteOptions) error {
@@ -291,7 +302,7 @@ func (k core) patch(ctx context.Context, name string, pt types.PatchType, data [
 	if pt == types.StrategicMergePatchType && !k.strategicOK() {
 		return nil, &PatchTypeError{Resource: m.Resource, PatchType: pt}
 	}
-	return k.decode(r.Name(name).SubResource(sub...).Params(opts).Body(data).Do(ctx))
+	return k.written(r.Name(name).SubResource(sub...).Params(opts).Body(data).Do(ctx))
 }
 
 // strategicOK reports whether the resource takes strategic merge patches:

@@ -74,9 +74,21 @@ func (r *Resource[T]) Mapping(ctx context.Context) (Mapping, error) {
 	return r.k.mapping(ctx)
 }
 
+// DiscardResults returns a copy of r whose writes do not decode the
+// server's answer: Create, Update, UpdateStatus and Patch return the zero
+// T (nil) and their error only; so does Apply. For writers that drop the stored object
+// anyway (an event sink, a status write whose result a reconciler does
+// not read), it saves decoding a whole object per write. Reads, deletes and
+// the subresource methods are unchanged.
+func (r *Resource[T]) DiscardResults() *Resource[T] {
+	out := *r
+	out.k.discard = true
+	return &out
+}
+
 func cast[T Object](o runtime.Object, err error) (T, error) {
 	var zero T
-	if err != nil {
+	if err != nil || o == nil {
 		return zero, err
 	}
 	t, ok := o.(T)

@@ -14,10 +14,15 @@
 // # Never blocking
 //
 // Eventf does a little bookkeeping under a lock and returns; a goroutine of
-// the Recorder writes to the API server. New Events wait in a buffer of
-// BufferSize; when it is full, Eventf drops the occurrence. Nothing Eventf
-// refuses is lost silently: Stats and the Metrics hook count every drop by
-// reason (buffer full, spam limit, invalid arguments, after Shutdown, write
+// the Recorder writes to the API server, with up to Writers (4) writes in
+// flight. New Events wait in a buffer of BufferSize (10,000); when it is
+// full, Eventf drops the new occurrence: it never blocks its caller, and
+// never evicts an Event it has accepted. The buffer is sized for bursts: a
+// controller that records an Event per object when it starts emits one per
+// object at once, and a waiting Event costs only its series (about a
+// kilobyte); raise BufferSize for larger bursts. Nothing Eventf refuses is
+// lost silently: Stats and the Metrics hook count every drop by reason
+// (buffer full, spam limit, invalid arguments, after Shutdown, write
 // abandoned).
 //
 // # Series

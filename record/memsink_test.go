@@ -23,6 +23,8 @@ type memSink struct {
 	fail func(op string) error
 	// gate, when set, makes every call wait until it is closed or ctx ends.
 	gate chan struct{}
+	// inflight counts the calls under way; maxInflight is its highest value.
+	inflight, maxInflight int
 }
 
 func newMemSink() *memSink { return &memSink{events: map[string]*eventsv1.Event{}} }
@@ -30,7 +32,14 @@ func newMemSink() *memSink { return &memSink{events: map[string]*eventsv1.Event{
 func (m *memSink) before(ctx context.Context, op string) error {
 	m.mu.Lock()
 	gate, fail := m.gate, m.fail
+	m.inflight++
+	m.maxInflight = max(m.maxInflight, m.inflight)
 	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.inflight--
+		m.mu.Unlock()
+	}()
 	if gate != nil {
 		select {
 		case <-gate:

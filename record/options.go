@@ -18,7 +18,8 @@ import (
 // Defaults of Options.
 const (
 	DefaultReportingController = "kubego"
-	DefaultBufferSize          = 1000
+	DefaultBufferSize          = 10000
+	DefaultWriters             = 4
 	DefaultCacheSize           = 4096
 	DefaultSeriesWindow        = 6 * time.Minute
 	DefaultSeriesInterval      = 10 * time.Second
@@ -46,8 +47,19 @@ type Options struct {
 	Scheme *runtime.Scheme
 
 	// BufferSize bounds the new Events waiting to be created; beyond it
-	// Eventf drops (DropBufferFull). Zero means DefaultBufferSize.
+	// Eventf drops the new occurrence (DropBufferFull) rather than block
+	// its caller or evict one already accepted. The buffer is what absorbs
+	// a burst: a controller that records an Event per object when it
+	// starts emits one per object at once, faster than the server takes
+	// them, so size it to the objects of such a burst. Each waiting Event
+	// holds only its series (about a kilobyte). Zero means
+	// DefaultBufferSize.
 	BufferSize int
+	// Writers is how many writes to the sink may be in flight at once, so
+	// that a burst drains in a fraction of the round trips. Zero means
+	// DefaultWriters; 1 writes one at a time, in the order the Events were
+	// started.
+	Writers int
 	// CacheSize bounds the series tracked for aggregation, least recently
 	// seen evicted first, and the objects tracked by the spam limit. Zero
 	// means DefaultCacheSize.
@@ -119,6 +131,7 @@ func (o Options) resolved() (Options, error) {
 	}
 	for _, err := range []error{
 		def(&o.BufferSize, DefaultBufferSize, "BufferSize"),
+		def(&o.Writers, DefaultWriters, "Writers"),
 		def(&o.CacheSize, DefaultCacheSize, "CacheSize"),
 		def(&o.SpamBurst, DefaultSpamBurst, "SpamBurst"),
 		def(&o.MaxAttempts, DefaultMaxAttempts, "MaxAttempts"),

@@ -1,7 +1,6 @@
 package record
 
 import (
-	"container/list"
 	"context"
 	"fmt"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -49,10 +47,9 @@ type Recorder struct {
 
 	mu       sync.Mutex
 	closed   bool
-	cache    map[seriesKey]*list.Element // of *series
-	lru      list.List                   // front: most recently seen
-	creates  []*series                   // Events waiting to be created, in order
-	dirty    map[*series]struct{}        // created Events with a count to write
+	cache    seriesCache          // the series aggregated into
+	creates  []*series            // Events waiting to be created, in order
+	dirty    map[*series]struct{} // created Events with a count to write
 	spam     *spamLimit
 	lastName int64
 	stats    Stats
@@ -73,7 +70,7 @@ func New(sink Sink, opts Options) (*Recorder, error) {
 	r := &Recorder{
 		sink: sink, opts: o, cancel: cancel,
 		wake: make(chan struct{}, 1), drain: make(chan struct{}), done: make(chan struct{}),
-		cache: map[seriesKey]*list.Element{}, dirty: map[*series]struct{}{},
+		cache: newSeriesCache(), dirty: map[*series]struct{}{},
 		spam: newSpamLimit(o.SpamBurst, o.SpamRefill, o.CacheSize),
 	}
 	go r.run(ctx)
@@ -116,7 +113,6 @@ func (r *Recorder) Eventf(regarding, related runtime.Object, typ Type, reason, a
 type occurrence struct {
 	key                seriesKey
 	regarding, related corev1.ObjectReference
-	hasRelated         bool
 }
 
 // prepare checks the arguments of Eventf and describes the occurrence.
@@ -138,7 +134,6 @@ func (r *Recorder) prepare(regarding, related runtime.Object, typ Type, reason, 
 		if o.related, err = r.reference("related", related); err != nil {
 			return o, err
 		}
-		o.hasRelated = true
 		o.key.related = keyOf(&o.related)
 	}
 	if len(args) > 0 {
@@ -158,14 +153,13 @@ func (r *Recorder) addLocked(o *occurrence, now time.Time) {
 		r.dropLocked(DropShutdown)
 		return
 	}
-	if el, ok := r.cache[o.key]; ok {
-		s := el.Value.(*series)
+	if s := r.cache.get(o.key); s != nil {
 		if now.Sub(s.last) < r.opts.SeriesWindow {
 			s.count++
 			if now.After(s.last) {
 				s.last = now
 			}
-			r.lru.MoveToFront(el)
+			r.cache.touch(s)
 			r.stats.Aggregated++
 			if s.state == idle {
 				s.state = dirty
@@ -174,7 +168,7 @@ func (r *Recorder) addLocked(o *occurrence, now time.Time) {
 			}
 			return
 		}
-		r.uncacheLocked(s, el)
+		r.uncacheLocked(s)
 	}
 	if len(r.creates) >= r.opts.BufferSize {
 		r.dropLocked(DropBufferFull)
@@ -184,30 +178,15 @@ func (r *Recorder) addLocked(o *occurrence, now time.Time) {
 		r.dropLocked(DropSpam)
 		return
 	}
-	ev := &eventsv1.Event{
-		EventTime:           microTime(now),
-		ReportingController: r.opts.ReportingController,
-		ReportingInstance:   r.opts.ReportingInstance,
-		Action:              o.key.action,
-		Reason:              o.key.reason,
-		Regarding:           o.regarding,
-		Note:                o.key.note,
-		Type:                string(o.key.typ),
+	s := &series{
+		key: o.key, count: 1, last: now, eventTime: now, state: queued, cached: true,
+		regardingRV: o.regarding.ResourceVersion, regardingField: o.regarding.FieldPath,
+		relatedRV: o.related.ResourceVersion, relatedField: o.related.FieldPath,
 	}
-	if o.hasRelated {
-		rel := o.related
-		ev.Related = &rel
-	}
-	ev.Namespace = ev.Regarding.Namespace
-	if ev.Namespace == "" {
-		ev.Namespace = metav1.NamespaceDefault
-	}
-	ev.Name = r.nameLocked(ev.Regarding.Name, now)
-	s := &series{key: o.key, ev: ev, count: 1, last: now, state: queued, cached: true}
-	r.cache[o.key] = r.lru.PushFront(s)
-	if r.lru.Len() > r.opts.CacheSize {
-		last := r.lru.Back()
-		r.uncacheLocked(last.Value.(*series), last)
+	s.name = r.nameLocked(o.regarding.Name, now)
+	r.cache.add(s)
+	if r.cache.len() > r.opts.CacheSize {
+		r.uncacheLocked(r.cache.oldest())
 	}
 	r.creates = append(r.creates, s)
 	r.stats.Created++
@@ -216,9 +195,8 @@ func (r *Recorder) addLocked(o *occurrence, now time.Time) {
 
 // uncacheLocked stops aggregating into s; a pending write of s still
 // happens.
-func (r *Recorder) uncacheLocked(s *series, el *list.Element) {
-	r.lru.Remove(el)
-	delete(r.cache, s.key)
+func (r *Recorder) uncacheLocked(s *series) {
+	r.cache.remove(s)
 	s.cached = false
 }
 

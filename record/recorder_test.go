@@ -216,6 +216,51 @@ func TestFullBufferDropsWithoutBlocking(t *testing.T) {
 	})
 }
 
+// A controller that records an Event per object as it starts emits a burst
+// of one per object, faster than the server takes them; with the defaults a
+// burst of 5,000 is written whole.
+func TestStartupBurstIsWrittenWhole(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sink := newMemSink()
+		r := newRecorder(t, sink, nil)
+		for i := range 5000 {
+			r.Eventf(pod(fmt.Sprintf("foo-%05d", i)), nil, Normal, "Synced", "Sync", "Foo synced successfully")
+		}
+		shutdown(t, r)
+		st := r.Stats()
+		if n := len(sink.list()); n != 5000 || st.Created != 5000 || st.DroppedBufferFull != 0 {
+			t.Fatalf("%d Events stored, stats %+v; want all 5000 created, none dropped", n, st)
+		}
+	})
+}
+
+func TestWritersBoundTheWritesInFlight(t *testing.T) {
+	for _, writers := range []int{1, 3} {
+		t.Run(fmt.Sprintf("%d writers", writers), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				sink := newMemSink()
+				sink.gate = make(chan struct{})
+				r := newRecorder(t, sink, func(o *Options) { o.Writers = writers })
+				for i := range 10 {
+					r.Eventf(pod(fmt.Sprint("p", i)), nil, Normal, "R", "A", "n")
+				}
+				synctest.Wait() // the writers are blocked in the sink
+				sink.mu.Lock()
+				inflight := sink.inflight
+				sink.mu.Unlock()
+				close(sink.gate)
+				shutdown(t, r)
+				if inflight != writers || sink.maxInflight != writers {
+					t.Fatalf("%d writes in flight (at most %d), want %d", inflight, sink.maxInflight, writers)
+				}
+				if n := len(sink.list()); n != 10 {
+					t.Fatalf("%d Events stored, want 10", n)
+				}
+			})
+		})
+	}
+}
+
 func TestShutdownFlushesPendingSeries(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sink := newMemSink()
@@ -411,6 +456,7 @@ func TestOptionsValidation(t *testing.T) {
 		{"bad controller name", Options{ReportingController: "not a name"}, "ReportingController"},
 		{"long instance", Options{ReportingInstance: strings.Repeat("x", 129)}, "ReportingInstance"},
 		{"negative buffer", Options{BufferSize: -1}, "BufferSize"},
+		{"negative writers", Options{Writers: -1}, "Writers"},
 		{"negative window", Options{SeriesWindow: -time.Second}, "SeriesWindow"},
 	}
 	for _, tt := range tests {

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // objectKey identifies an object for aggregation and the spam limit. It
@@ -17,6 +18,14 @@ type objectKey struct {
 
 func keyOf(ref *corev1.ObjectReference) objectKey {
 	return objectKey{ref.APIVersion, ref.Kind, ref.Namespace, ref.Name, string(ref.UID)}
+}
+
+// reference is the inverse of keyOf, given what the key leaves out.
+func (k objectKey) reference(resourceVersion, fieldPath string) corev1.ObjectReference {
+	return corev1.ObjectReference{
+		APIVersion: k.apiVersion, Kind: k.kind, Namespace: k.namespace, Name: k.name, UID: types.UID(k.uid),
+		ResourceVersion: resourceVersion, FieldPath: fieldPath,
+	}
 }
 
 // reference describes obj. A *corev1.ObjectReference is taken as it is;

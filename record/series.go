@@ -6,6 +6,7 @@ import (
 	"time"
 
 	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // seriesKey identifies isomorphic occurrences: the same regarding and
@@ -27,12 +28,20 @@ const (
 	inflight                    // being written by the worker
 )
 
-// series is one Event and the occurrences folded into it. The Recorder's
-// lock guards every field.
+// series is one Event and the occurrences folded into it. It keeps only
+// what the Event is made of beyond the Recorder's options (its key, the
+// objects' resourceVersions and field paths, its name and time), and the
+// Event is built again for each write that needs it whole: a Recorder
+// tracks thousands of series. The Recorder's lock guards every field.
 type series struct {
-	key   seriesKey
-	ev    *eventsv1.Event // everything but the series; never modified once handed to a write
-	count int32           // occurrences observed
+	key            seriesKey
+	regardingRV    string
+	regardingField string
+	relatedRV      string
+	relatedField   string
+	name           string    // of the Event; a new one if it must be created again
+	eventTime      time.Time // the Event's eventTime
+	count          int32     // occurrences observed
 	// written is the count the server has; 0 until the Event is created.
 	written   int32
 	last      time.Time // last occurrence
@@ -41,6 +50,39 @@ type series struct {
 	attempts  int       // failed attempts of the pending write
 	retryAt   time.Time // not before, after a failed attempt
 	cached    bool      // in Recorder.cache
+	// The links of Recorder.cache, while cached.
+	hash       uint64
+	hnext      *series // same hash
+	prev, next *series // more and less recently seen
+}
+
+// namespace is the namespace of s's Event: the regarding object's, or
+// "default" for a cluster-scoped one.
+func (s *series) namespace() string {
+	if s.key.regarding.namespace == "" {
+		return metav1.NamespaceDefault
+	}
+	return s.key.regarding.namespace
+}
+
+// event builds s's Event for a create, without its series.
+func (s *series) event(o *Options) *eventsv1.Event {
+	ev := &eventsv1.Event{
+		EventTime:           microTime(s.eventTime),
+		ReportingController: o.ReportingController,
+		ReportingInstance:   o.ReportingInstance,
+		Action:              s.key.action,
+		Reason:              s.key.reason,
+		Regarding:           s.key.regarding.reference(s.regardingRV, s.regardingField),
+		Note:                s.key.note,
+		Type:                string(s.key.typ),
+	}
+	if s.key.related != (objectKey{}) {
+		rel := s.key.related.reference(s.relatedRV, s.relatedField)
+		ev.Related = &rel
+	}
+	ev.Namespace, ev.Name = s.namespace(), s.name
+	return ev
 }
 
 // seriesValue is what the server should hold for s.

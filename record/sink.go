@@ -33,7 +33,7 @@ type Sink interface {
 // NewSink returns the Sink that writes events.k8s.io/v1 Events through c:
 // Create is a POST, UpdateSeries a JSON merge patch of the series.
 func NewSink(c *client.Client) Sink {
-	return clientSink{r: client.Typed[*eventsv1.Event](c)}
+	return clientSink{r: client.Typed[*eventsv1.Event](c).DiscardResults()}
 }
 
 type clientSink struct {

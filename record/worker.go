@@ -3,6 +3,8 @@ package record
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	eventsv1 "k8s.io/api/events/v1"
@@ -14,11 +16,12 @@ import (
 
 // job is one write the worker does, prepared under the lock.
 type job struct {
-	s      *series
-	create bool
-	ev     *eventsv1.Event // create: the full Event
-	series eventsv1.EventSeries
-	count  int32 // the count this write brings the server to
+	s               *series
+	create          bool
+	ev              *eventsv1.Event // create: the full Event
+	namespace, name string          // series update: the Event's
+	series          eventsv1.EventSeries
+	count           int32 // the count this write brings the server to
 }
 
 // run is the Recorder's goroutine: it writes what is due, then waits for new
@@ -29,15 +32,10 @@ func (r *Recorder) run(ctx context.Context) {
 	for {
 		now := r.opts.Clock.Now()
 		jobs, next, empty := r.take(now, draining)
-		for i, j := range jobs {
-			err := r.write(ctx, j)
-			if ctx.Err() != nil {
-				r.putBack(jobs[i:])
+		if len(jobs) > 0 {
+			if !r.writeAll(ctx, jobs) {
 				return
 			}
-			r.finish(j, err)
-		}
-		if len(jobs) > 0 {
 			continue
 		}
 		if draining && empty {
@@ -69,6 +67,46 @@ func (r *Recorder) run(ctx context.Context) {
 	}
 }
 
+// writeAll does jobs, up to Options.Writers at a time, and returns when all
+// are done. When ctx ends, the jobs not finished are put back and it
+// returns false.
+func (r *Recorder) writeAll(ctx context.Context, jobs []job) bool {
+	do := func(j job) {
+		if ctx.Err() != nil {
+			r.putBack([]job{j})
+			return
+		}
+		err := r.write(ctx, j)
+		if ctx.Err() != nil {
+			r.putBack([]job{j})
+			return
+		}
+		r.finish(j, err)
+	}
+	n := min(r.opts.Writers, len(jobs))
+	if n == 1 {
+		for _, j := range jobs {
+			do(j)
+		}
+		return ctx.Err() == nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				do(jobs[i])
+			}
+		})
+	}
+	wg.Wait()
+	return ctx.Err() == nil
+}
+
 // take returns the writes due at now, the time the next one falls due
 // (zero if none is waiting), and whether nothing at all is pending. When
 // draining, series counts are due without waiting for SeriesInterval.
@@ -88,9 +126,8 @@ func (r *Recorder) take(now time.Time, draining bool) (jobs []job, next time.Tim
 			continue
 		}
 		s.state = inflight
-		ev := s.ev
+		ev := s.event(&r.opts)
 		if s.count >= 2 {
-			ev = ev.DeepCopy()
 			v := s.seriesValue()
 			ev.Series = &v
 		}
@@ -111,7 +148,7 @@ func (r *Recorder) take(now time.Time, draining bool) (jobs []job, next time.Tim
 		}
 		delete(r.dirty, s)
 		s.state = inflight
-		jobs = append(jobs, job{s: s, series: s.seriesValue(), count: s.count})
+		jobs = append(jobs, job{s: s, namespace: s.namespace(), name: s.name, series: s.seriesValue(), count: s.count})
 	}
 	return jobs, next, len(r.creates) == 0 && len(r.dirty) == 0
 }
@@ -120,7 +157,7 @@ func (r *Recorder) write(ctx context.Context, j job) error {
 	if j.create {
 		return r.sink.Create(ctx, j.ev)
 	}
-	return r.sink.UpdateSeries(ctx, j.s.ev.Namespace, j.s.ev.Name, j.series)
+	return r.sink.UpdateSeries(ctx, j.namespace, j.name, j.series)
 }
 
 // finish records the outcome of j.
@@ -142,19 +179,17 @@ func (r *Recorder) finish(j job, err error) {
 	}
 	if !j.create && apierrors.IsNotFound(err) {
 		// The Event expired or was deleted: start it again, with its series.
-		ev := s.ev.DeepCopy()
-		ev.Name = r.nameLocked(ev.Regarding.Name, now)
-		ev.EventTime = microTime(now)
-		s.ev, s.written, s.state = ev, 0, queued
+		s.name = r.nameLocked(s.key.regarding.name, now)
+		s.eventTime, s.written, s.state = now, 0, queued
 		r.creates = append(r.creates, s)
 		return
 	}
 	s.attempts++
 	if !transient(err) || s.attempts >= r.opts.MaxAttempts {
-		r.opts.Logger.Warn("record: event write abandoned", "namespace", s.ev.Namespace, "name", s.ev.Name, "reason", s.ev.Reason, "attempts", s.attempts, "error", err)
+		r.opts.Logger.Warn("record: event write abandoned", "namespace", s.namespace(), "name", s.name, "reason", s.key.reason, "attempts", s.attempts, "error", err)
 		r.dropLocked(DropWriteFailed)
 		if s.cached {
-			r.uncacheLocked(s, r.cache[s.key])
+			r.uncacheLocked(s)
 		}
 		// No longer cached, s is never written again; the next identical
 		// occurrence starts a new Event.

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
@@ -18,7 +19,9 @@ import (
 //
 //   - a target the scheme does not know takes the body as is;
 //   - a registered target takes a body whose apiVersion/kind, defaulted
-//     from the target's first registered kind, is one of its kinds.
+//     from the target's first registered kind, is one of its kinds;
+//   - an *unstructured.Unstructured takes any object with a kind, as a
+//     map (decodeJSONUnstructured).
 //
 // Anything else (another kind such as a Status, a missing version, keys
 // that differ from apiVersion/kind only by case, escapes or non-ASCII in
@@ -26,7 +29,9 @@ import (
 // object) reports handled == false without touching into, and the caller
 // takes the serializer's path, which gives the same answer it always has.
 func (c *Client) decodeJSONInto(body []byte, into runtime.Object) (handled bool, err error) {
-	switch into.(type) {
+	switch u := into.(type) {
+	case *unstructured.Unstructured:
+		return decodeJSONUnstructured(body, u)
 	case runtime.Unstructured, *runtime.Unknown:
 		return false, nil
 	}
@@ -51,6 +56,26 @@ func (c *Client) decodeJSONInto(body []byte, into runtime.Object) (handled bool,
 		}
 	}
 	return true, kjson.UnmarshalCaseSensitivePreserveInts(body, into)
+}
+
+// decodeJSONUnstructured decodes a JSON object into u in one parse. The
+// serializer's path parses such a body four times over (its apiVersion/kind
+// sniff, then the decoder's validation of the body before handing it to
+// Unstructured.UnmarshalJSON, which validates and parses it again into a
+// map); the result is the same map. A body without a plain kind string
+// (the serializer refuses it with a missing-kind error) or that PeekTypeMeta
+// cannot read reports handled == false.
+func decodeJSONUnstructured(body []byte, u *unstructured.Unstructured) (handled bool, err error) {
+	_, kind, ok := wire.PeekTypeMeta(body)
+	if !ok || kind == "" {
+		return false, nil
+	}
+	m := make(map[string]any)
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &m); err != nil {
+		return true, err
+	}
+	u.Object = m
+	return true, nil
 }
 
 // withDefaults fills the parts of actual the body left out from def, as the

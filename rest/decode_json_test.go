@@ -3,7 +3,9 @@ package rest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -75,7 +77,16 @@ func TestJSONDecodeMatchesTheSerializer(t *testing.T) {
 		{"a list into a list", `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`, func() runtime.Object { return &corev1.PodList{} }, "ok"},
 		{"metadata into an unregistered type", `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a"}}`, func() runtime.Object { return &metav1.PartialObjectMetadata{} }, "ok"},
 		{"an unregistered type with a bad apiVersion", `{"kind":"PartialObjectMetadata","apiVersion":"a/b/c"}`, func() runtime.Object { return &metav1.PartialObjectMetadata{} }, "decode-error"},
-		{"unstructured", `{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"a"}}`, func() runtime.Object { return &unstructured.Unstructured{} }, "ok"},
+		{"unstructured", `{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"a"}}`, newUnstructured, "ok"},
+		{"unstructured keeps big integers exact", `{"kind":"Widget","apiVersion":"example.com/v1","spec":{"n":9007199254740993,"f":1.5,"l":[1,"x",null,{"a":{}}]}}`, newUnstructured, "ok"},
+		{"unstructured without a kind", `{"apiVersion":"example.com/v1","metadata":{"name":"a"}}`, newUnstructured, "decode-error"},
+		{"unstructured with a null kind", `{"kind":null,"apiVersion":"example.com/v1"}`, newUnstructured, "decode-error"},
+		{"unstructured with a duplicate kind, last wins", `{"kind":"A","apiVersion":"example.com/v1","kind":"B"}`, newUnstructured, "ok"},
+		{"unstructured with a case-folded key", `{"Kind":"A","kind":"B","apiVersion":"example.com/v1"}`, newUnstructured, "ok"},
+		{"unstructured malformed after the kind", `{"kind":"Widget","apiVersion":"example.com/v1","spec":{"a":}}`, newUnstructured, "decode-error"},
+		{"unstructured with trailing garbage", `{"kind":"Widget","apiVersion":"v1"} x`, newUnstructured, "decode-error"},
+		{"unstructured from an array", `[{"kind":"Widget"}]`, newUnstructured, "decode-error"},
+		{"unstructured Status is kept as an object", notFound, newUnstructured, "ok"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,6 +108,8 @@ func TestJSONDecodeMatchesTheSerializer(t *testing.T) {
 
 func newPod() runtime.Object { return &corev1.Pod{} }
 
+func newUnstructured() runtime.Object { return &unstructured.Unstructured{} }
+
 // FuzzJSONDecodeMatchesTheSerializer checks that the fast path and the
 // serializer agree on every body: same outcome, same decoded object.
 func FuzzJSONDecodeMatchesTheSerializer(f *testing.F) {
@@ -106,18 +119,21 @@ func FuzzJSONDecodeMatchesTheSerializer(f *testing.F) {
 		`{"metadata":{"name":"a"},"kind":"ConfigMap"}`,
 		`{"Kind":"Pod","kind":"Pod","apiVersion":"v1"}`,
 		`{"kind":"Pod","apiVersion":"v1","spec":{"containers":[{"name":"\"}"}]}}`,
+		`{"kind":"Widget","apiVersion":"example.com/v1","spec":{"n":12345678901234567890,"m":{"a":[true,null]}}}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		fast, slow := &corev1.Pod{}, &corev1.Pod{}
-		gotErr := testCodecClient.decode(body, "application/json", fast)
-		wantErr := serializerDecode(testCodecClient, body, slow)
-		if got, want := outcome(gotErr), outcome(wantErr); got != want {
-			t.Fatalf("decode: %s (%v), the serializer: %s (%v)", got, gotErr, want, wantErr)
-		}
-		if gotErr == nil && !reflect.DeepEqual(fast, slow) {
-			t.Fatalf("decoded\n%#v\nthe serializer decoded\n%#v", fast, slow)
+		for _, into := range []func() runtime.Object{newPod, newUnstructured} {
+			fast, slow := into(), into()
+			gotErr := testCodecClient.decode(body, "application/json", fast)
+			wantErr := serializerDecode(testCodecClient, body, slow)
+			if got, want := outcome(gotErr), outcome(wantErr); got != want {
+				t.Fatalf("%T: decode: %s (%v), the serializer: %s (%v)", fast, got, gotErr, want, wantErr)
+			}
+			if gotErr == nil && !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("decoded\n%#v\nthe serializer decoded\n%#v", fast, slow)
+			}
 		}
 	})
 }
@@ -147,6 +163,40 @@ func BenchmarkDecodeJSONPodList(b *testing.B) {
 				}
 				if len(out.Items) != 500 {
 					b.Fatal("short list")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeJSONUnstructured decodes one custom resource of about
+// 1.5 KiB of nested free-form JSON into an *unstructured.Unstructured (what
+// a dynamic watch does per event), by the serializer and by decode.
+func BenchmarkDecodeJSONUnstructured(b *testing.B) {
+	var spec strings.Builder
+	spec.WriteString(`{"kind":"Widget","apiVersion":"example.com/v1","metadata":{"name":"w-1","namespace":"ns","uid":"8d2c1f3e-1111-2222-3333-444455556666","resourceVersion":"12345","labels":{"app":"w-1"}},"spec":{`)
+	for i := range 12 {
+		if i > 0 {
+			spec.WriteString(",")
+		}
+		fmt.Fprintf(&spec, `"field-%d":{"name":"value-%d-abcdef","count":%d,"ratio":%d.25,"items":["a-%d","b-%d","c-%d"],"nested":{"on":true,"x":null}}`, i, i, i*1000, i, i, i, i)
+	}
+	spec.WriteString(`}}`)
+	data := []byte(spec.String())
+	for _, bc := range []struct {
+		name   string
+		decode func([]byte, runtime.Object) error
+	}{
+		{"serializer", func(d []byte, o runtime.Object) error { return serializerDecode(testCodecClient, d, o) }},
+		{"decode", func(d []byte, o runtime.Object) error { return testCodecClient.decode(d, mediaJSON, o) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var out unstructured.Unstructured
+				if err := bc.decode(data, &out); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -61,6 +62,10 @@ import (
 // objects are deleted after each run.
 var crWorkloads = []string{"cr-labeler", "cr-foo"}
 
+// crBenchmarks are the benchmarks run on the controllers' control plane:
+// the cold start first, then the workloads.
+func crBenchmarks() []string { return append([]string{coldStartBenchmark}, crWorkloads...) }
+
 func (rep *report) controllers(ctx context.Context, o options, bins map[string]string, want func(string) bool) error {
 	logf("controller benchmarks: starting a control plane of their own")
 	cp, err := testenv.Start(ctx, testenv.Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
@@ -86,7 +91,15 @@ func (rep *report) controllers(ctx context.Context, o options, bins map[string]s
 	if err := foos.Install(ctx, c); err != nil {
 		return err
 	}
-	rep.CRObjects = o.crN
+	if want(coldStartBenchmark) {
+		logf("%s: %d Foos, %d runs per library", coldStartBenchmark, o.coldN, o.runs)
+		if err := rep.coldStart(ctx, o, c, kc, bins); err != nil {
+			return err
+		}
+	}
+	if slices.ContainsFunc(crWorkloads, want) {
+		rep.CRObjects = o.crN
+	}
 	for _, w := range crWorkloads {
 		if !want(w) {
 			continue

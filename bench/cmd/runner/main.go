@@ -15,7 +15,8 @@
 //
 // The controller benchmarks cr-labeler and cr-foo (controllers.go) compare
 // kubego with controller-runtime v0.25 instead, on a control plane of their
-// own, with -cr-n objects each (env BENCH_CR_N, 5000). With -render the
+// own, with -cr-n objects each (env BENCH_CR_N, 5000), and so does the cold
+// start cr-coldstart (coldstart.go: -cold-n Foos, env BENCH_COLD_N, 20000). With -render the
 // runner runs nothing and only re-renders latest.md and latest.svg from
 // latest.json.
 //
@@ -68,7 +69,7 @@ func envInt(name string, def int) int {
 
 type options struct {
 	runs, pods, wqKeys, labelerN int
-	crN                          int
+	crN, coldN                   int
 	decodePage, storeObjects     int
 	storeWindow                  time.Duration
 	profile                      bool
@@ -87,6 +88,7 @@ func main() {
 	flag.IntVar(&o.wqKeys, "wq-keys", envInt("BENCH_WQ_KEYS", 1_000_000), "workqueue keys (env BENCH_WQ_KEYS)")
 	flag.IntVar(&o.labelerN, "labeler-n", envInt("BENCH_LABELER_N", 0), "Deployments for the labeler (default: 5000, or pods/4 when fewer than 20000 pods)")
 	flag.IntVar(&o.crN, "cr-n", envInt("BENCH_CR_N", 5000), "objects of the controller benchmarks against controller-runtime (env BENCH_CR_N; 20000 for the issue's cold start)")
+	flag.IntVar(&o.coldN, "cold-n", envInt("BENCH_COLD_N", 20000), "Foos of the cold-start row cr-coldstart (env BENCH_COLD_N)")
 	flag.IntVar(&o.decodePage, "decode-page", envInt("BENCH_DECODE_PAGE", 500), "Pods in the LIST page the decode benchmark decodes (env BENCH_DECODE_PAGE)")
 	flag.IntVar(&o.storeObjects, "store-objects", envInt("BENCH_STORE_OBJECTS", 10000), "cached Pods of the store benchmark (env BENCH_STORE_OBJECTS)")
 	flag.DurationVar(&o.storeWindow, "store-window", 5*time.Second, "measurement window of each loaded phase of the store benchmark")
@@ -266,7 +268,7 @@ func run(ctx context.Context, o options) error {
 			rep.Missing = append(rep.Missing, "labeler (failed: "+err.Error()+")")
 		}
 	}
-	if slices.ContainsFunc(crWorkloads, want) {
+	if slices.ContainsFunc(crBenchmarks(), want) {
 		if bins["ctl-kubego"] == "" || bins["ctl-controller-runtime"] == "" {
 			rep.Missing = append(rep.Missing, "controller benchmarks (bench/controllers did not build)")
 		} else if err := rep.controllers(ctx, o, bins, want); err != nil {
@@ -323,7 +325,7 @@ func build(ctx context.Context, o options, dir string, want func(string) bool) (
 			wanted = slices.ContainsFunc(informerBenchmarks(o), want)
 		}
 		if group == "controllers" {
-			wanted = slices.ContainsFunc(crWorkloads, want)
+			wanted = slices.ContainsFunc(crBenchmarks(), want)
 		}
 		if !wanted {
 			continue

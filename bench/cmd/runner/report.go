@@ -29,6 +29,9 @@ type row struct {
 	Met       *bool     `json:"met,omitempty"`
 	KubegoAll []float64 `json:"kubego_runs"`
 	CGAll     []float64 `json:"client_go_runs"`
+	// From names the run a row kept from an earlier report was measured
+	// in; empty for the rows of the report's own run.
+	From string `json:"from,omitempty"`
 }
 
 type report struct {
@@ -356,7 +359,7 @@ func (rep *report) finish() {
 }
 
 // order is the benchmarks' order in the table.
-var order = []string{"sync", "sync-metadata", "sync-dynamic", "relist", "watch", "list", "decode", "workqueue", "store", "labeler", "cr-labeler", "cr-foo"}
+var order = []string{"sync", "sync-metadata", "sync-dynamic", "relist", "watch", "list", "decode", "workqueue", "store", "labeler", "cr-coldstart", "cr-labeler", "cr-foo"}
 
 // keep copies into rep the rows of the earlier report at path for the
 // benchmarks rep did not run, and sorts the rows into table order. A
@@ -374,10 +377,32 @@ func (rep *report) keep(path string) {
 	for _, r := range rep.Rows {
 		ran[r.Benchmark] = true
 	}
+	// Where the old report's rows come from: its own run, or for the rows
+	// it kept, what it says of them (rows of reports older than the From
+	// field are named only in its Kept list).
+	from := map[string]string{}
+	for _, k := range old.Kept {
+		names, src, ok := strings.Cut(k, " (")
+		if !ok {
+			continue
+		}
+		for name := range strings.SplitSeq(names, ", ") {
+			from[name] = strings.TrimSuffix(src, ")")
+		}
+	}
 	kept := map[string]bool{}
 	for _, r := range old.Rows {
 		if ran[r.Benchmark] {
 			continue
+		}
+		switch {
+		case r.From != "":
+		case from[r.Benchmark] != "":
+			r.From = from[r.Benchmark]
+		case isCR(r.Benchmark):
+			r.From = fmt.Sprintf("run of %s, %d objects", old.Started, old.CRObjects)
+		default:
+			r.From = fmt.Sprintf("run of %s, %d Pods", old.Started, old.Pods)
 		}
 		// Judge the kept row by today's targets, not those of its day.
 		r.Target, r.Met = "", nil
@@ -391,7 +416,7 @@ func (rep *report) keep(path string) {
 		}
 		if !kept[r.Benchmark] {
 			kept[r.Benchmark] = true
-			rep.Kept = append(rep.Kept, fmt.Sprintf("%s (run of %s, %d Pods)", r.Benchmark, old.Started, old.Pods))
+			rep.Kept = append(rep.Kept, fmt.Sprintf("%s (%s)", r.Benchmark, r.From))
 		}
 	}
 	rank := func(b string) int {
@@ -419,12 +444,12 @@ func (rep *report) table() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nkubego vs client-go v0.37.2 — %d Pods, medians of %d runs each, GOMAXPROCS %d, load average %s → %s, %.0f s total\n\n",
 		rep.Pods, rep.Runs, rep.GOMAXPROCS, rep.LoadBefore, rep.LoadAfter, rep.Seconds)
-	if slices.ContainsFunc(rep.Rows, func(r row) bool { return !contains(crWorkloads, r.Benchmark) }) {
-		rep.rows(&b, "client-go", func(r row) bool { return !contains(crWorkloads, r.Benchmark) })
+	if slices.ContainsFunc(rep.Rows, func(r row) bool { return !isCR(r.Benchmark) }) {
+		rep.rows(&b, "client-go", func(r row) bool { return !isCR(r.Benchmark) })
 	}
-	if slices.ContainsFunc(rep.Rows, func(r row) bool { return contains(crWorkloads, r.Benchmark) }) {
-		fmt.Fprintf(&b, "\nkubego vs controller-runtime v0.25.2 (client-go v0.37.2) — %d objects per workload\n\n", rep.CRObjects)
-		rep.rows(&b, "controller-runtime", func(r row) bool { return contains(crWorkloads, r.Benchmark) })
+	if slices.ContainsFunc(rep.Rows, func(r row) bool { return isCR(r.Benchmark) }) {
+		fmt.Fprintf(&b, "\nkubego vs controller-runtime v0.25.2 (client-go v0.37.2) — %d objects per workload (cr-coldstart: its objects row)\n\n", rep.CRObjects)
+		rep.rows(&b, "controller-runtime", func(r row) bool { return isCR(r.Benchmark) })
 	}
 	if len(rep.Kept) > 0 {
 		fmt.Fprintf(&b, "\nkept from earlier runs: %s\n", strings.Join(rep.Kept, "; "))

@@ -140,3 +140,38 @@ func TestKeptRowsAreJudgedByTodaysTargets(t *testing.T) {
 		t.Fatalf("kept row = %+v (target %q), want judged by ≤ 1.05 and missed", r, r.Target)
 	}
 }
+
+func TestKeptRowsKeepWhereTheyCameFrom(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "latest.json")
+	first := &report{Started: "first", Pods: 20000, CRObjects: 5000,
+		Kept: []string{"watch (run of zeroth, 20000 Pods)", "cr-foo, cr-labeler (run of earlier, 5000 objects)"}}
+	for _, b := range []string{"sync", "watch", "cr-foo", "cr-labeler"} {
+		first.Rows = append(first.Rows, row{Benchmark: b, Metric: "m"})
+	}
+	if err := first.write(dir); err != nil {
+		t.Fatal(err)
+	}
+	// A second run re-runs cr-foo only, a third nothing of these.
+	second := &report{Started: "second", Pods: 100000, CRObjects: 200, Rows: []row{{Benchmark: "cr-foo", Metric: "m"}}}
+	second.keep(path)
+	if err := second.write(dir); err != nil {
+		t.Fatal(err)
+	}
+	third := &report{Started: "third", Pods: 3}
+	third.keep(path)
+	want := map[string]string{
+		"sync":       "run of first, 20000 Pods",
+		"watch":      "run of zeroth, 20000 Pods",
+		"cr-labeler": "run of earlier, 5000 objects",
+		"cr-foo":     "run of second, 200 objects",
+	}
+	for _, r := range third.Rows {
+		if r.From != want[r.Benchmark] {
+			t.Errorf("%s kept as from %q, want %q", r.Benchmark, r.From, want[r.Benchmark])
+		}
+	}
+	if len(third.Rows) != 4 {
+		t.Fatalf("rows = %+v", third.Rows)
+	}
+}

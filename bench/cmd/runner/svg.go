@@ -58,7 +58,7 @@ func (rep *report) svg() string {
 // svgLabel names a bar; the controller benchmarks' bars say that their
 // ratio is to controller-runtime.
 func svgLabel(r row) string {
-	if contains(crWorkloads, r.Benchmark) {
+	if isCR(r.Benchmark) {
 		return r.Benchmark + " · " + r.Metric + " (/ controller-runtime)"
 	}
 	return r.Benchmark + " · " + r.Metric

@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,7 +103,7 @@ func (driver) Sync(ctx context.Context, path string, src informerbench.Source, h
 		return nil, err
 	}
 	start()
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+	if !waitSynced(ctx, inf.HasSynced) {
 		return nil, fmt.Errorf("informer did not sync")
 	}
 	return func() (any, int) {
@@ -183,4 +184,21 @@ func (driver) ListPods(path string, protobuf bool) (func(context.Context, int64)
 		}
 		return len(l.Items), nil
 	}, nil
+}
+
+// waitSynced waits until synced reports true, checking every millisecond.
+// cache.WaitForCacheSync checks every 100 ms, which would round each sync
+// time up to the next tenth of a second (kubego's WaitForSync is told by
+// a channel).
+func waitSynced(ctx context.Context, synced func() bool) bool {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !synced() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+	return true
 }

@@ -59,10 +59,11 @@ func Setup(mgr *manager.Manager) (*controller.Controller, error) {
 	r := &Reconciler{
 		foos:        foos,
 		deployments: deployments,
-		fooClient:   client.Typed[*Foo](mgr.Client()),
-		depClient:   client.Typed[*appsv1.Deployment](mgr.Client()),
-		kinds:       mgr.Client(),
-		events:      events,
+		// Only the status is written, and its answer is not read.
+		fooClient: client.Typed[*Foo](mgr.Client()).DiscardResults(),
+		depClient: client.Typed[*appsv1.Deployment](mgr.Client()),
+		kinds:     mgr.Client(),
+		events:    events,
 	}
 	return mgr.NewController(controller.Options{
 		Name:       "foos",
