@@ -82,7 +82,7 @@ func Setup(mgr *manager.Manager, opts Options) (*controller.Controller, error) {
 		name: opts.Name,
 		// The same options as the For source: one shared informer.
 		deployments: informer.SharedMetadata(mgr.Factory(), deployments, io).Lister(),
-		client:      client.Typed[*appsv1.Deployment](mgr.Client()),
+		client:      client.Typed[*appsv1.Deployment](mgr.Client()).DiscardResults(),
 		patch:       patch,
 	}
 	return mgr.NewController(controller.Options{
