@@ -74,37 +74,11 @@ func defaultPVSpecSources(s *corev1.PersistentVolumeSpec) {
 		i.ISCSIInterface = "default"
 	}
 	if r := s.RBD; r != nil {
-		if r.RBDPool == "" {
-			r.RBDPool = "rbd"
-		}
-		if r.RadosUser == "" {
-			r.RadosUser = "admin"
-		}
-		if r.Keyring == "" {
-			r.Keyring = "/etc/ceph/keyring"
-		}
+		defaultRBD(&r.RBDPool, &r.RadosUser, &r.Keyring)
 	}
-	if d := s.AzureDisk; d != nil {
-		if d.CachingMode == nil {
-			d.CachingMode = ptrTo(corev1.AzureDataDiskCachingReadWrite)
-		}
-		if d.FSType == nil {
-			d.FSType = ptrTo("ext4")
-		}
-		if d.ReadOnly == nil {
-			d.ReadOnly = ptrTo(false)
-		}
-		if d.Kind == nil {
-			d.Kind = ptrTo(corev1.AzureSharedBlobDisk)
-		}
-	}
+	defaultAzureDisk(s.AzureDisk)
 	if sio := s.ScaleIO; sio != nil {
-		if sio.StorageMode == "" {
-			sio.StorageMode = "ThinProvisioned"
-		}
-		if sio.FSType == "" {
-			sio.FSType = "xfs"
-		}
+		defaultScaleIO(&sio.StorageMode, &sio.FSType)
 	}
 }
 

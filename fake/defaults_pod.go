@@ -280,37 +280,11 @@ func defaultVolume(v *corev1.Volume) {
 		s.ISCSI.ISCSIInterface = "default"
 	}
 	if r := s.RBD; r != nil {
-		if r.RBDPool == "" {
-			r.RBDPool = "rbd"
-		}
-		if r.RadosUser == "" {
-			r.RadosUser = "admin"
-		}
-		if r.Keyring == "" {
-			r.Keyring = "/etc/ceph/keyring"
-		}
+		defaultRBD(&r.RBDPool, &r.RadosUser, &r.Keyring)
 	}
-	if d := s.AzureDisk; d != nil {
-		if d.CachingMode == nil {
-			d.CachingMode = ptrTo(corev1.AzureDataDiskCachingReadWrite)
-		}
-		if d.FSType == nil {
-			d.FSType = ptrTo("ext4")
-		}
-		if d.ReadOnly == nil {
-			d.ReadOnly = ptrTo(false)
-		}
-		if d.Kind == nil {
-			d.Kind = ptrTo(corev1.AzureSharedBlobDisk)
-		}
-	}
+	defaultAzureDisk(s.AzureDisk)
 	if sio := s.ScaleIO; sio != nil {
-		if sio.StorageMode == "" {
-			sio.StorageMode = "ThinProvisioned"
-		}
-		if sio.FSType == "" {
-			sio.FSType = "xfs"
-		}
+		defaultScaleIO(&sio.StorageMode, &sio.FSType)
 	}
 }
 
@@ -343,3 +317,46 @@ func roundResources(l corev1.ResourceList) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// The volume sources below come in two Go types each (in a Pod's volumes
+// and in a PersistentVolume) with the same fields and defaults, except
+// AzureDisk, one type in both.
+
+// defaultRBD defaults an RBD source's pool, user and keyring.
+func defaultRBD(pool, user, keyring *string) {
+	setIfEmpty(pool, "rbd")
+	setIfEmpty(user, "admin")
+	setIfEmpty(keyring, "/etc/ceph/keyring")
+}
+
+// defaultScaleIO defaults a ScaleIO source's storage mode and file system.
+func defaultScaleIO(mode, fsType *string) {
+	setIfEmpty(mode, "ThinProvisioned")
+	setIfEmpty(fsType, "xfs")
+}
+
+// defaultAzureDisk defaults an Azure disk source (nil: nothing to do).
+func defaultAzureDisk(d *corev1.AzureDiskVolumeSource) {
+	if d == nil {
+		return
+	}
+	if d.CachingMode == nil {
+		d.CachingMode = ptrTo(corev1.AzureDataDiskCachingReadWrite)
+	}
+	if d.FSType == nil {
+		d.FSType = ptrTo("ext4")
+	}
+	if d.ReadOnly == nil {
+		d.ReadOnly = ptrTo(false)
+	}
+	if d.Kind == nil {
+		d.Kind = ptrTo(corev1.AzureSharedBlobDisk)
+	}
+}
+
+// setIfEmpty sets *p to v when it is empty.
+func setIfEmpty(p *string, v string) {
+	if *p == "" {
+		*p = v
+	}
+}
