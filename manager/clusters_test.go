@@ -94,6 +94,40 @@ func reconciled(s *seen, reqs ...string) func(context.Context) error {
 	}
 }
 
+// fakeServers starts n fake API servers, closed when the test ends.
+func fakeServers(t *testing.T, n int) []*fake.Server {
+	t.Helper()
+	srvs := make([]*fake.Server, n)
+	for i := range srvs {
+		srvs[i] = fake.NewServer(fake.Options{})
+		t.Cleanup(srvs[i].Close)
+	}
+	return srvs
+}
+
+// newHostManager returns a Manager whose host cluster is host.
+func newHostManager(t *testing.T, host *fake.Server) *manager.Manager {
+	t.Helper()
+	mgr, err := manager.New(manager.Options{Config: host.Config(), Logger: kubegotest.Logger(t, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mgr
+}
+
+// cmsController adds to mgr a controller of ConfigMaps named "cms" whose
+// reconciles s records, with the rest of opts.
+func cmsController(t *testing.T, mgr *manager.Manager, s *seen, opts controller.Options) *controller.Controller {
+	t.Helper()
+	opts.Name, opts.Reconciler = "cms", s.reconciler(mgr)
+	opts.Sources = []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{})}
+	ctl, err := mgr.NewController(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctl
+}
+
 func startManager(t *testing.T, mgr *manager.Manager) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
@@ -113,20 +147,11 @@ func startManager(t *testing.T, mgr *manager.Manager) (stop func()) {
 // cluster is gone for lookups, its readers and its controller sources.
 func TestManagerReconcilesEveryCluster(t *testing.T) {
 	ctx := t.Context()
-	host, east, west := fake.NewServer(fake.Options{}), fake.NewServer(fake.Options{}), fake.NewServer(fake.Options{})
-	defer host.Close()
-	defer east.Close()
-	defer west.Close()
-	mgr, err := manager.New(manager.Options{Config: host.Config(), Logger: kubegotest.Logger(t, nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srvs := fakeServers(t, 3)
+	host, east, west := srvs[0], srvs[1], srvs[2]
+	mgr := newHostManager(t, host)
 	var s seen
-	ctl, err := mgr.NewController(controller.Options{Name: "cms", Reconciler: s.reconciler(mgr), MultiCluster: true,
-		Sources: []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{})}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctl := cmsController(t, mgr, &s, controller.Options{MultiCluster: true})
 	if _, err := mgr.AddCluster("east", east.Config()); err != nil {
 		t.Fatal(err)
 	}
@@ -194,25 +219,17 @@ func TestManagerReconcilesEveryCluster(t *testing.T) {
 // the host's sync alone and keep serving the clusters that answer.
 func TestUnreachableClusterStallsNoOther(t *testing.T) {
 	ctx := t.Context()
-	host, east := fake.NewServer(fake.Options{}), fake.NewServer(fake.Options{})
-	defer host.Close()
-	defer east.Close()
+	srvs := fakeServers(t, 2)
+	host, east := srvs[0], srvs[1]
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dead := &rest.Config{Host: "https://" + l.Addr().String()}
 	l.Close() // nothing listens there any more
-	mgr, err := manager.New(manager.Options{Config: host.Config(), Logger: kubegotest.Logger(t, nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr := newHostManager(t, host)
 	var s seen
-	if _, err := mgr.NewController(controller.Options{Name: "cms", Reconciler: s.reconciler(mgr), MultiCluster: true,
-		CacheSyncTimeout: time.Second,
-		Sources:          []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{})}}); err != nil {
-		t.Fatal(err)
-	}
+	cmsController(t, mgr, &s, controller.Options{MultiCluster: true, CacheSyncTimeout: time.Second})
 	for name, cfg := range map[string]*rest.Config{"dead": dead, "east": east.Config()} {
 		if _, err := mgr.AddCluster(name, cfg); err != nil {
 			t.Fatal(err)
@@ -232,18 +249,11 @@ func TestUnreachableClusterStallsNoOther(t *testing.T) {
 // hub holding their configuration.
 func TestSkipHostClusterWatchesOnlyTheOthers(t *testing.T) {
 	ctx := t.Context()
-	host, east := fake.NewServer(fake.Options{}), fake.NewServer(fake.Options{})
-	defer host.Close()
-	defer east.Close()
-	mgr, err := manager.New(manager.Options{Config: host.Config(), Logger: kubegotest.Logger(t, nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srvs := fakeServers(t, 2)
+	host, east := srvs[0], srvs[1]
+	mgr := newHostManager(t, host)
 	var s seen
-	if _, err := mgr.NewController(controller.Options{Name: "cms", Reconciler: s.reconciler(mgr), MultiCluster: true, SkipHostCluster: true,
-		Sources: []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{})}}); err != nil {
-		t.Fatal(err)
-	}
+	cmsController(t, mgr, &s, controller.Options{MultiCluster: true, SkipHostCluster: true})
 	stop := startManager(t, mgr)
 	defer stop()
 	create(ctx, t, host.Config(), "", "a")
@@ -261,19 +271,11 @@ func TestSkipHostClusterWatchesOnlyTheOthers(t *testing.T) {
 // engages nothing, and its Requests never name a cluster.
 func TestSingleClusterControllerIgnoresOtherClusters(t *testing.T) {
 	ctx := t.Context()
-	host, east := fake.NewServer(fake.Options{}), fake.NewServer(fake.Options{})
-	defer host.Close()
-	defer east.Close()
-	mgr, err := manager.New(manager.Options{Config: host.Config(), Logger: kubegotest.Logger(t, nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srvs := fakeServers(t, 2)
+	host, east := srvs[0], srvs[1]
+	mgr := newHostManager(t, host)
 	var s seen
-	ctl, err := mgr.NewController(controller.Options{Name: "cms", Reconciler: s.reconciler(mgr),
-		Sources: []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{})}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctl := cmsController(t, mgr, &s, controller.Options{})
 	if _, err := mgr.AddCluster("east", east.Config()); err != nil {
 		t.Fatal(err)
 	}
@@ -296,19 +298,11 @@ func TestSingleClusterControllerIgnoresOtherClusters(t *testing.T) {
 // cluster.
 func TestProviderAndReplaceCluster(t *testing.T) {
 	ctx := t.Context()
-	host, east, other := fake.NewServer(fake.Options{}), fake.NewServer(fake.Options{}), fake.NewServer(fake.Options{})
-	defer host.Close()
-	defer east.Close()
-	defer other.Close()
-	mgr, err := manager.New(manager.Options{Config: host.Config(), Logger: kubegotest.Logger(t, nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srvs := fakeServers(t, 3)
+	host, east, other := srvs[0], srvs[1], srvs[2]
+	mgr := newHostManager(t, host)
 	var s seen
-	if _, err := mgr.NewController(controller.Options{Name: "cms", Reconciler: s.reconciler(mgr), MultiCluster: true, SkipHostCluster: true,
-		Sources: []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{})}}); err != nil {
-		t.Fatal(err)
-	}
+	cmsController(t, mgr, &s, controller.Options{MultiCluster: true, SkipHostCluster: true})
 	if err := mgr.AddProvider(fleet.Kubeconfig{File: kubeconfig.FromRESTConfig(east.Config(), "east", "")}); err != nil {
 		t.Fatal(err)
 	}
