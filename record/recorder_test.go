@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -195,9 +196,10 @@ func TestFullBufferDropsWithoutBlocking(t *testing.T) {
 		sink := newMemSink()
 		sink.gate = make(chan struct{}) // the server does not answer
 		m := &countingMetrics{}
-		r := newRecorder(t, sink, func(o *Options) { o.BufferSize = 10; o.SpamBurst = 1000; o.Metrics = m })
+		// One writer, so the buffer alone holds what is not in flight.
+		r := newRecorder(t, sink, func(o *Options) { o.BufferSize = 10; o.SpamBurst = 1000; o.Metrics = m; o.Writers = 1 })
 		r.Eventf(pod("p"), nil, Normal, "R", "A", "first")
-		synctest.Wait() // the worker is stuck writing "first"
+		synctest.Wait() // the writer is stuck writing "first"
 		for i := range 20 {
 			r.Eventf(pod("p"), nil, Normal, "R", "A", "n%d", i) // returns although nothing is written
 		}
@@ -259,6 +261,46 @@ func TestWritersBoundTheWritesInFlight(t *testing.T) {
 			})
 		})
 	}
+}
+
+// stallingSink holds every create of an Event about the object named
+// stall until release is closed or ctx ends; the rest go straight through.
+type stallingSink struct {
+	*memSink
+	stall   string
+	release chan struct{}
+}
+
+func (s *stallingSink) Create(ctx context.Context, ev *eventsv1.Event) error {
+	if ev.Regarding.Name == s.stall {
+		select {
+		case <-s.release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return s.memSink.Create(ctx, ev)
+}
+
+func TestAStalledWriteHoldsBackOnlyItsWriter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sink := &stallingSink{memSink: newMemSink(), stall: "slow", release: make(chan struct{})}
+		r := newRecorder(t, sink, func(o *Options) { o.Writers = 2 })
+		r.Eventf(pod("slow"), nil, Normal, "R", "A", "n")
+		synctest.Wait() // one writer is stuck on "slow"
+		for i := range 5 {
+			r.Eventf(pod(fmt.Sprint("p", i)), nil, Normal, "R", "A", "n")
+		}
+		synctest.Wait()
+		if n := len(sink.list()); n != 5 {
+			t.Errorf("%d Events stored while one write is stalled, want the other 5", n)
+		}
+		close(sink.release)
+		shutdown(t, r)
+		if n := len(sink.list()); n != 6 {
+			t.Fatalf("%d Events stored, want 6", n)
+		}
+	})
 }
 
 func TestShutdownFlushesPendingSeries(t *testing.T) {

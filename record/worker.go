@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	eventsv1 "k8s.io/api/events/v1"
@@ -24,21 +23,31 @@ type job struct {
 	count           int32 // the count this write brings the server to
 }
 
-// run is the Recorder's goroutine: it writes what is due, then waits for new
-// work, the next due time, Shutdown or ctx (Shutdown's deadline).
+// run is the Recorder's goroutine. It hands the writes that are due to up
+// to Options.Writers writer goroutines, each taking the next due write as
+// soon as one finishes, so one slow write holds back only its own writer;
+// then it waits for new work, a finished write, the next due time,
+// Shutdown or ctx (Shutdown's deadline). It returns once every write it
+// started has finished; a write cut short by ctx is put back.
 func (r *Recorder) run(ctx context.Context) {
 	defer close(r.done)
+	var writers sync.WaitGroup
+	defer writers.Wait()
+	free := r.opts.Writers
+	// Never more sends than writers in flight, so a writer never blocks here.
+	finished := make(chan struct{}, r.opts.Writers)
 	draining := false
 	for {
 		now := r.opts.Clock.Now()
-		jobs, next, empty := r.take(now, draining)
-		if len(jobs) > 0 {
-			if !r.writeAll(ctx, jobs) {
-				return
-			}
-			continue
+		jobs, next, empty := r.take(now, draining, free)
+		for _, j := range jobs {
+			free--
+			writers.Go(func() {
+				r.do(ctx, j)
+				finished <- struct{}{}
+			})
 		}
-		if draining && empty {
+		if draining && empty && free == r.opts.Writers {
 			return
 		}
 		var fired chan struct{}
@@ -53,6 +62,8 @@ func (r *Recorder) run(ctx context.Context) {
 		}
 		select {
 		case <-r.wake:
+		case <-finished:
+			free++
 		case <-fired:
 		case <-drain:
 			draining = true
@@ -67,50 +78,26 @@ func (r *Recorder) run(ctx context.Context) {
 	}
 }
 
-// writeAll does jobs, up to Options.Writers at a time, and returns when all
-// are done. When ctx ends, the jobs not finished are put back and it
-// returns false.
-func (r *Recorder) writeAll(ctx context.Context, jobs []job) bool {
-	do := func(j job) {
-		if ctx.Err() != nil {
-			r.putBack([]job{j})
-			return
-		}
-		err := r.write(ctx, j)
-		if ctx.Err() != nil {
-			r.putBack([]job{j})
-			return
-		}
-		r.finish(j, err)
+// do writes j and records the outcome; when ctx ends first, j is put back.
+func (r *Recorder) do(ctx context.Context, j job) {
+	if ctx.Err() != nil {
+		r.putBack([]job{j})
+		return
 	}
-	n := min(r.opts.Writers, len(jobs))
-	if n == 1 {
-		for _, j := range jobs {
-			do(j)
-		}
-		return ctx.Err() == nil
+	err := r.write(ctx, j)
+	if ctx.Err() != nil {
+		r.putBack([]job{j})
+		return
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range n {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
-					return
-				}
-				do(jobs[i])
-			}
-		})
-	}
-	wg.Wait()
-	return ctx.Err() == nil
+	r.finish(j, err)
 }
 
-// take returns the writes due at now, the time the next one falls due
-// (zero if none is waiting), and whether nothing at all is pending. When
-// draining, series counts are due without waiting for SeriesInterval.
-func (r *Recorder) take(now time.Time, draining bool) (jobs []job, next time.Time, empty bool) {
+// take returns at most limit of the writes due at now (creates first, in
+// the order they were recorded), the time the next one not yet due falls
+// due (zero if none is waiting), and whether nothing at all is pending
+// once the jobs are taken. When draining, series counts are due without
+// waiting for SeriesInterval.
+func (r *Recorder) take(now time.Time, draining bool, limit int) (jobs []job, next time.Time, empty bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	later := func(t time.Time) {
@@ -123,6 +110,10 @@ func (r *Recorder) take(now time.Time, draining bool) (jobs []job, next time.Tim
 		if s.retryAt.After(now) {
 			kept = append(kept, s)
 			later(s.retryAt)
+			continue
+		}
+		if len(jobs) >= limit {
+			kept = append(kept, s) // due; taken when a writer is free
 			continue
 		}
 		s.state = inflight
@@ -145,6 +136,9 @@ func (r *Recorder) take(now time.Time, draining bool) (jobs []job, next time.Tim
 		if due.After(now) {
 			later(due)
 			continue
+		}
+		if len(jobs) >= limit {
+			continue // due; taken when a writer is free
 		}
 		delete(r.dirty, s)
 		s.state = inflight
