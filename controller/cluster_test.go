@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -232,5 +233,52 @@ func TestEngageErrors(t *testing.T) {
 	if _, err := New(memFactory(newMemBackend()), Options{Reconciler: &recorder{}, SkipHostCluster: true,
 		Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}}); !errors.Is(err, ErrInvalidOptions) {
 		t.Errorf("SkipHostCluster without MultiCluster = %v, want ErrInvalidOptions", err)
+	}
+}
+
+// The clusters of a MultiCluster controller are served in turn: a cluster
+// engaged while another's backlog of 50 waits is reconciled within a
+// couple of turns, not after the backlog. An explicit Lane overrides.
+func TestClustersAreServedInTurn(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		lane               func(Request) string
+		minAhead, maxAhead int // big's reconciles before small's
+	}{
+		{name: "by cluster", minAhead: 0, maxAhead: 2},
+		{name: "one lane when Lane says so", lane: func(Request) string { return "" }, minAhead: 50, maxAhead: 50},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := t.Context()
+				rec := &recorder{fn: func(context.Context, Request, int) (Result, error) {
+					time.Sleep(time.Second)
+					return Result{}, nil
+				}}
+				h := startController(t, newMemBackend(), Options{Reconciler: rec, MultiCluster: true, SkipHostCluster: true,
+					MaxConcurrentReconciles: 1, Lane: tc.lane,
+					Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+				var objs []informer.Object
+				for i := range 50 {
+					objs = append(objs, cm(fmt.Sprint("b", i)))
+				}
+				engage(ctx, t, h.ctl, "big", newMemBackend(objs...))
+				synctest.Wait() // big's backlog queued, the worker busy
+				engage(ctx, t, h.ctl, "small", newMemBackend(cm("s")))
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				rec.mu.Lock()
+				at := slices.IndexFunc(rec.calls, func(c call) bool { return c.req.Cluster == "small" })
+				n := len(rec.calls)
+				rec.mu.Unlock()
+				if n != 51 {
+					t.Fatalf("%d reconciles, want 51", n)
+				}
+				if at < tc.minAhead || at > tc.maxAhead {
+					t.Fatalf("small's Request reconciled after %d of big's, want %d to %d", at, tc.minAhead, tc.maxAhead)
+				}
+				h.stop(t)
+			})
+		})
 	}
 }

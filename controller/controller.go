@@ -60,6 +60,14 @@ type Options struct {
 	// PropagatePanics lets a panic in Reconcile crash the process instead
 	// of being recovered and treated as an error.
 	PropagatePanics bool
+	// Lane, if not nil, sorts waiting Requests into lanes that the workers
+	// serve in turn (workqueue.Options.Lane), so that one lane's backlog
+	// (a tenant's namespace flooding its objects) delays another's
+	// Request by at most one Request per busy lane. Nil means one lane,
+	// except with MultiCluster, where Requests are laned by cluster
+	// (Request.Cluster) so that a cluster's initial list or flood of
+	// changes does not hold up the others. Return "" for a single lane.
+	Lane func(Request) string
 	// PriorityQueue makes the workqueue give live changes priority over
 	// background work: the objects of the sources' initial lists (at start,
 	// and synthetic adds), of resyncs and of relists that did not change
@@ -75,7 +83,8 @@ type Options struct {
 	// cluster it holds, present and future. The Sources are then
 	// templates: each cluster gets its own copy, on its own factory, and
 	// its Requests carry the cluster's name (Request.Cluster). The
-	// workers, queue, rate limiter and metrics are shared by all clusters;
+	// workers, queue, rate limiter and metrics are shared by all clusters,
+	// the queue serving the clusters in turn (see Lane);
 	// only the host's sources must sync before the workers start, and a
 	// cluster that is slow or unreachable holds up nothing but its own
 	// Requests. A Channel source is not copied: it runs once, and its
@@ -228,7 +237,10 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 	}
 	c.log = c.log.With("controller", c.name)
 
-	qopts := workqueue.Options[Request]{RateLimiter: opts.RateLimiter, Clock: opts.Clock}
+	qopts := workqueue.Options[Request]{RateLimiter: opts.RateLimiter, Clock: opts.Clock, Lane: opts.Lane}
+	if qopts.Lane == nil && opts.MultiCluster {
+		qopts.Lane = func(r Request) string { return r.Cluster }
+	}
 	if opts.Registerer != nil {
 		qm, err := promqueue.New(promqueue.Options{Registerer: opts.Registerer, Name: c.name})
 		if err != nil {

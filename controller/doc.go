@@ -55,7 +55,7 @@
 // names the cluster of each Request ("" for the host), so equal keys in two
 // clusters are two Requests, and logs and spans carry it
 // ("namespace/name@cluster"). One queue and one set of workers serve every
-// cluster; only the host's sources must sync before the workers start, so
+// cluster, the queue taking the clusters in turn (Options.Lane); only the host's sources must sync before the workers start, so
 // a cluster that is slow or unreachable holds up nothing but its own
 // Requests. Disengage stops a cluster's sources, cancels its reconcile in
 // flight (not retried) and drops its queued Requests. A manager.Manager

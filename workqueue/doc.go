@@ -21,6 +21,10 @@
 //   - Order: keys come out first in, first out, in the order the queue
 //     took them in. Controllers should not rely on more than that: a
 //     key's turn is not a promise about when it is processed.
+//   - Lanes: with Options.Lane the waiting keys are sorted into lanes
+//     (a cluster, a tenant) that Get serves in turn, each first in,
+//     first out, so one lane's backlog delays another lane's key by one
+//     key per busy lane, not by the whole backlog.
 //   - Priority: keys added with AddLow (an informer's initial list, a
 //     resync) wait behind every other key; an Add of such a key moves it
 //     to the normal line. The guarantees above hold at both priorities.

@@ -57,7 +57,7 @@ func (q *Queue[K]) AddLow(k K) {
 	}
 	q.lowNext++
 	q.lowSeq[k] = q.lowNext
-	q.low.push(lowEntry[K]{k, q.lowNext})
+	q.low.push(q.laneOf(k), lowEntry[K]{k, q.lowNext})
 	if q.metrics != nil {
 		q.metrics.Depth(q.depthLocked())
 	}

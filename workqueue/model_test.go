@@ -8,14 +8,19 @@ import (
 // FuzzQueueAgainstModel drives a queue with an arbitrary sequence of
 // operations on one goroutine and checks it against a model of the
 // guarantees: the ready keys form the same set, Get hands out only ready
-// keys, and no add is lost.
+// keys, and no add is lost. An odd first operation runs the queue with
+// lanes, under which the same guarantees hold.
 func FuzzQueueAgainstModel(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte{0, 0, 2, 0, 3, 0, 4, 2, 3, 5})
 	f.Add([]byte{7, 0, 7, 2, 7, 5, 1, 0, 2, 1, 3})
 	f.Add([]byte{6, 6, 6, 2, 2, 0, 0, 3, 3, 6})
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		q := New(Options[int]{})
+		var opts Options[int]
+		if len(ops) > 0 && ops[0]%2 == 1 {
+			opts.Lane = func(k int) string { return string(rune('a' + k%3)) }
+		}
+		q := New(opts)
 		defer q.ShutDown()
 		ctx := context.Background()
 		ready := map[int]bool{}    // model: keys waiting for a worker

@@ -21,6 +21,18 @@ type Options[K comparable] struct {
 	Clock clock.Clock
 	// Metrics, if not nil, receives the queue's events. Nil costs nothing.
 	Metrics Metrics
+	// Lane, if not nil, sorts the waiting keys into lanes by its result,
+	// and Get serves the lanes in turn (round robin), within each lane
+	// first in, first out: a lane with a long backlog (one cluster's
+	// initial list, one tenant flooding its namespace) then delays a key
+	// of another lane by at most one key per lane with work, not by its
+	// whole backlog. Low-priority keys (AddLow) have lanes of their own,
+	// served in turn too. Nil means one lane: strict first in, first out.
+	//
+	// Lane is called under the queue's lock, once each time a key starts
+	// waiting: it must be fast, must not call the queue, and must give
+	// the same result for the same key.
+	Lane func(K) string
 }
 
 // heldSlot is a key held by a worker: its slot and tag (see table).
@@ -54,12 +66,12 @@ type Queue[K comparable] struct {
 	held []heldSlot
 	// ready holds the slots (in keys) of the keys waiting for a worker,
 	// oldest first. Each key is in it at most once.
-	ready fifo[uint32]
+	ready lanes[uint32]
 	// low holds the keys added with AddLow and not taken yet, oldest
 	// first, outside the table: lowSeq maps each such key to the number
 	// of its one live entry in low; an entry with another number is stale
 	// (its key was promoted by Add, or taken and added again).
-	low     fifo[lowEntry[K]]
+	low     lanes[lowEntry[K]]
 	lowSeq  map[K]uint64
 	lowNext uint64
 	waiters []*waiter[K] // parked Gets, most recent last; non-empty only while ready is empty
@@ -81,6 +93,7 @@ type Queue[K comparable] struct {
 	fire    func()      // q.fireTimer, bound once
 
 	limiter RateLimiter[K]
+	lane    func(K) string // Options.Lane
 
 	metrics   Metrics
 	queuedAt  map[K]time.Time // metrics only: when a waiting key was added
@@ -93,7 +106,10 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 		clock:   clock.Or(opts.Clock),
 		limiter: opts.RateLimiter,
 		metrics: opts.Metrics,
+		lane:    opts.Lane,
 	}
+	q.ready.fair = q.lane != nil
+	q.low.fair = q.lane != nil
 	q.keys.seed = maphash.MakeSeed()
 	if q.limiter == nil {
 		q.limiter = DefaultRateLimiter[K](q.clock)
@@ -212,10 +228,18 @@ func (q *Queue[K]) readyLocked(i uint32) {
 		return
 	}
 	q.keys.at(i).state = stateQueued
-	q.ready.push(i)
+	q.ready.push(q.laneOf(q.keys.at(i).key), i)
 	if q.metrics != nil {
 		q.metrics.Depth(q.depthLocked())
 	}
+}
+
+// laneOf returns k's lane, "" without Options.Lane.
+func (q *Queue[K]) laneOf(k K) string {
+	if q.lane == nil {
+		return ""
+	}
+	return q.lane(k)
 }
 
 // reindexLocked rebuilds the table's index from the live keys: those in
@@ -261,7 +285,8 @@ func (q *Queue[K]) takeLocked(i uint32) K {
 // Get blocks until a key is available and hands it to the caller, who must
 // call Done(k) once finished with it. No other Get returns k until then.
 // Keys come out first in, first out, in the order the queue took them in
-// (see Add), those added with AddLow only when no other key waits.
+// (see Add; with Options.Lane, each lane so and the lanes in turn), those
+// added with AddLow only when no other key waits.
 //
 // Get returns ok == false, and the zero K, once the queue is shut down or
 // ctx is done. A Get that is already waiting when ctx ends may still
