@@ -155,8 +155,10 @@ func (c *Controller) Engage(name string, factory *informer.Factory, kinds KindRe
 
 // Disengage stops watching the cluster name: its sources stop and release
 // their informers, a reconcile of it in flight has its context cancelled
-// (and is not retried), and its Requests still queued are dropped when a
-// worker takes them, without a reconcile. It returns once the cluster's
+// (and is not retried), and its Requests still queued are dropped without
+// a reconcile: those waiting for a worker at once (unless Options.Lane
+// lanes Requests by something else than the cluster), those waiting out a
+// retry delay when a worker takes them. It returns once the cluster's
 // sources have stopped, or an error wrapping ErrUnknownCluster when name
 // is not engaged (never was, already disengaged, or the controller has
 // stopped, which disengages every cluster).
@@ -169,7 +171,14 @@ func (c *Controller) Disengage(name string) error {
 		return fmt.Errorf("controller %s: Disengage %q: %w", c.name, name, ErrUnknownCluster)
 	}
 	e.stop()
-	c.log.Info("cluster disengaged", "cluster", name)
+	dropped := 0
+	if c.opts.Lane == nil {
+		// Lanes are clusters: its waiting Requests go now. Others (held,
+		// or waiting out a retry delay) are dropped when a worker takes
+		// them.
+		dropped = c.queue.DropLane(name)
+	}
+	c.log.Info("cluster disengaged", "cluster", name, "dropped", dropped)
 	return nil
 }
 

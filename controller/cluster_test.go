@@ -137,6 +137,9 @@ func TestDisengageCancelsAndDropsTheClusterRequests(t *testing.T) {
 		if err := h.ctl.Disengage("east"); err != nil {
 			t.Fatal(err)
 		}
+		if n := h.ctl.queue.Len(); n != 0 {
+			t.Errorf("%d Requests still queued after Disengage, want east's dropped", n)
+		}
 		host.write(cm("h"))
 		time.Sleep(time.Hour) // long enough for any retry
 		synctest.Wait()

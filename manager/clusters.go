@@ -137,9 +137,11 @@ func (m *Manager) newCluster(name string, cfg *rest.Config) (*fleet.Cluster, err
 // held under name, if any: the old one is removed (see RemoveCluster),
 // then the new one added (see AddCluster), under one lock, so that no
 // other change of the clusters comes between. The old cluster's
-// reconcile in flight is cancelled; its Requests still queued name the
-// same cluster and so are reconciled against the new one, whose informers
-// list everything again anyway. It returns AddCluster's errors.
+// reconcile in flight is cancelled and its Requests waiting for a worker
+// are dropped (controller.Controller.Disengage); the few waiting out a
+// retry delay name the same cluster and so are reconciled against the
+// new one, whose informers list everything again anyway. It returns
+// AddCluster's errors.
 func (m *Manager) ReplaceCluster(name string, cfg *rest.Config) (*fleet.Cluster, error) {
 	if name == "" {
 		return nil, &fleet.Error{Cluster: name, Err: fmt.Errorf("%w: empty name (the host cluster's)", fleet.ErrInvalid)}

@@ -1,5 +1,7 @@
 package workqueue
 
+import "slices"
+
 // lanes holds waiting entries in first-in first-out lanes and hands them out
 // in turn: each pop takes the oldest entry of the lane after the one popped
 // last, skipping empty lanes, so a lane with a long backlog delays an entry
@@ -100,4 +102,24 @@ func (l *lanes[T]) clear() {
 		return
 	}
 	*l = lanes[T]{fair: true}
+}
+
+// remove takes the lane named name out of the turn and returns its
+// entries (none if there is no such lane, or lanes are not fair).
+func (l *lanes[T]) remove(name string) fifo[T] {
+	ln := l.byName[name]
+	if !l.fair || ln == nil {
+		return fifo[T]{}
+	}
+	delete(l.byName, name)
+	i := slices.Index(l.turn, ln)
+	l.turn = slices.Delete(l.turn, i, i+1)
+	if i < l.next {
+		l.next--
+	}
+	if l.next >= len(l.turn) {
+		l.next = 0
+	}
+	l.n -= ln.entries.len()
+	return ln.entries
 }

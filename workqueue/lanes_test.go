@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // laneOfKey puts "a3" in lane "a".
@@ -161,5 +162,51 @@ func BenchmarkLanes(b *testing.B) {
 				q.Done(k)
 			}
 		})
+	}
+}
+
+// noDelay is a RateLimiter that counts failures and never delays.
+type noDelay struct{ n map[string]int }
+
+func (l *noDelay) When(k string) time.Duration { l.n[k]++; return 0 }
+func (l *noDelay) Forget(k string)             { delete(l.n, k) }
+func (l *noDelay) NumRequeues(k string) int    { return l.n[k] }
+
+func TestDropLaneRemovesOnlyThatLanesWaitingKeys(t *testing.T) {
+	lim := &noDelay{n: map[string]int{}}
+	q := New(Options[string]{Lane: laneOfKey, RateLimiter: lim})
+	defer q.ShutDown()
+	ctx := context.Background()
+	q.Add("a1")
+	held, _ := q.Get(ctx) // a1, held by a worker
+	for _, k := range []string{"b1", "a3", "c1"} {
+		q.Add(k)
+	}
+	q.AddRateLimited("a4") // failed once, waiting again
+	q.AddRateLimited("b2")
+	q.AddLow("a5")
+	q.AddLow("c2")
+	q.Add(held) // queued again at Done
+	if n := q.DropLane("a"); n != 3 {
+		t.Fatalf("DropLane = %d, want 3 (a3, a4, a5)", n)
+	}
+	if n := q.DropLane("a"); n != 0 {
+		t.Fatalf("second DropLane = %d, want 0", n)
+	}
+	if q.NumRequeues("a4") != 0 || q.NumRequeues("b2") != 1 {
+		t.Fatalf("retry counts a4 %d, b2 %d; want a4's forgotten, b2's kept", q.NumRequeues("a4"), q.NumRequeues("b2"))
+	}
+	q.Done(held)
+	var got []string
+	for q.Len() > 0 {
+		k, _ := q.Get(ctx)
+		got = append(got, k)
+		q.Done(k)
+	}
+	if want := []string{"b1", "c1", "a1", "b2", "c2"}; !slices.Equal(got, want) {
+		t.Fatalf("served %v, want %v", got, want)
+	}
+	if n := New(Options[string]{}).DropLane(""); n != 0 {
+		t.Fatalf("DropLane without lanes = %d, want 0", n)
 	}
 }

@@ -106,3 +106,47 @@ func (q *Queue[K]) popLowLocked() K {
 
 // depthLocked is the number of keys waiting for a worker.
 func (q *Queue[K]) depthLocked() int { return q.ready.len() + len(q.lowSeq) }
+
+// DropLane removes the keys of lane name (Options.Lane) that wait for a
+// worker, at either priority, and forgets their retry counts (as Forget),
+// returning how many it removed; a controller calls it when the lane's
+// cluster or tenant is gone, so its backlog neither waits for a worker
+// nor stays in memory. Keys held by workers, and keys waiting for an
+// AddAfter or AddRateLimited delay, are not affected: they reach a worker
+// as usual. Without Options.Lane it removes nothing and returns 0.
+func (q *Queue[K]) DropLane(name string) int {
+	if q.lane == nil {
+		return 0
+	}
+	q.mu.Lock()
+	q.takeInLocked(false)
+	var dropped []K
+	ready := q.ready.remove(name)
+	ready.each(func(i uint32) {
+		dropped = append(dropped, q.keys.at(i).key)
+		q.keys.release(i)
+	})
+	low := q.low.remove(name)
+	low.each(func(e lowEntry[K]) {
+		if seq, ok := q.lowSeq[e.key]; ok && seq == e.seq {
+			dropped = append(dropped, e.key)
+			delete(q.lowSeq, e.key)
+		}
+	})
+	if len(q.lowSeq) == 0 {
+		q.lowSeq = nil
+		q.low.clear()
+	}
+	if q.metrics != nil && len(dropped) > 0 {
+		for _, k := range dropped {
+			delete(q.queuedAt, k)
+		}
+		q.metrics.Depth(q.depthLocked())
+	}
+	q.closeIfDrainedLocked()
+	q.mu.Unlock()
+	for _, k := range dropped {
+		q.limiter.Forget(k) // outside the lock, as Forget
+	}
+	return len(dropped)
+}
