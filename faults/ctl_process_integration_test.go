@@ -79,9 +79,9 @@ func TestControllerLeaderHandover(t *testing.T) {
 	createObjects(t, c, ns, n, "1")
 	dir := t.TempDir()
 	// The full size loads the machine (5,000 objects, 50 workers under
-	// -race): a 2 s renew deadline is then missed, the leader lets go and
-	// its process ends (nothing restarts it here), so the full size uses
-	// client-go's usual 15 s.
+	// -race): a 2 s renew deadline is then missed and the leader lets go
+	// (its child starts a new Manager, as a Pod's restart would, but the
+	// churn slows the run), so the full size uses client-go's usual 15 s.
 	lease := scale(4*time.Second, 15*time.Second)
 	logs := map[string]string{}
 	opts := func(id string) ctlOptions {
