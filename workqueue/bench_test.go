@@ -48,15 +48,19 @@ func BenchmarkAddDeduplicated(b *testing.B) {
 }
 
 // Each goroutine adds, takes and finishes keys, all contending on the queue.
+// Each has keys of its own: a key two goroutines added while it waited
+// would be queued once and leave one of them parked in Get at the end.
 func BenchmarkParallelAddGetDone(b *testing.B) {
-	keys := benchKeys(4096)
+	const perGoroutine = 512
 	q := New(Options[string]{})
 	defer q.ShutDown()
 	var next atomic.Int64
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		ctx := context.Background()
-		i := int(next.Add(1)) * 512
+		id := int(next.Add(1)) - 1
+		keys := benchKeys(perGoroutine * (id + 1))[perGoroutine*id:]
+		i := 0
 		for pb.Next() {
 			q.Add(keys[i%len(keys)])
 			k, _ := q.Get(ctx)

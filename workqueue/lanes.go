@@ -20,7 +20,12 @@ type lanes[T any] struct {
 	turn   []*lane[T] // non-empty lanes, in turn order
 	next   int        // index in turn of the lane popped next
 	n      int
+	// spare keeps up to maxSpareLanes emptied lanes, their first block
+	// with them, for lanes that empty and fill again as workers keep up.
+	spare []*lane[T]
 }
+
+const maxSpareLanes = 8
 
 type lane[T any] struct {
 	name    string
@@ -46,7 +51,14 @@ func (l *lanes[T]) push(name string, v T) {
 		if l.byName == nil {
 			l.byName = make(map[string]*lane[T])
 		}
-		ln = &lane[T]{name: name}
+		if n := len(l.spare); n > 0 {
+			ln = l.spare[n-1]
+			l.spare[n-1] = nil
+			l.spare = l.spare[:n-1]
+			ln.name = name
+		} else {
+			ln = &lane[T]{name: name}
+		}
 		l.byName[name] = ln
 		// Last in the turn: just before the lane served next.
 		l.turn = append(l.turn, nil)
@@ -77,6 +89,10 @@ func (l *lanes[T]) pop() T {
 		copy(l.turn[l.next:], l.turn[l.next+1:])
 		l.turn[len(l.turn)-1] = nil
 		l.turn = l.turn[:len(l.turn)-1]
+		if len(l.spare) < maxSpareLanes {
+			ln.name = ""
+			l.spare = append(l.spare, ln)
+		}
 	}
 	if l.next >= len(l.turn) {
 		l.next = 0
