@@ -80,13 +80,14 @@ func TestControllerLeaderHandover(t *testing.T) {
 	dir := t.TempDir()
 	// The full size loads the machine (5,000 objects, 50 workers under
 	// -race): a 2 s renew deadline is then missed and the leader lets go
-	// (its child starts a new Manager, as a Pod's restart would, but the
-	// churn slows the run), so the full size uses client-go's usual 15 s.
+	// (its child starts a new Manager, as a Pod's restart would
+	// (RestartOnLoss), but the churn slows the run), so the full size uses
+	// client-go's usual 15 s.
 	lease := scale(4*time.Second, 15*time.Second)
 	logs := map[string]string{}
 	opts := func(id string) ctlOptions {
 		logs[id] = filepath.Join(dir, id+".log")
-		return ctlOptions{Namespace: ns, Identity: id, Work: time.Second, Workers: 50, Lease: lease, LogPath: logs[id]}
+		return ctlOptions{Namespace: ns, Identity: id, Work: time.Second, Workers: 50, Lease: lease, LogPath: logs[id], RestartOnLoss: true}
 	}
 	within := scale(time.Minute, 5*time.Minute)
 

@@ -64,6 +64,10 @@ type ctlOptions struct {
 	// DisableSharing turns off the informer's sharing of equal values
 	// (informer.Options.DisableSharing).
 	DisableSharing bool
+	// RestartOnLoss makes a child process whose Manager lost its Lease
+	// start a new one, as a restarted Pod would; without it the child
+	// ends.
+	RestartOnLoss bool
 }
 
 // reconLog records reconciles, one line per event:
