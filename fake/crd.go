@@ -92,6 +92,7 @@ func (s *Server) crdDeleted(o *object) {
 			delete(s.fms, fmKey{gvr: r.gvr})
 			delete(s.fms, fmKey{gvr: r.gvr, sub: "status"})
 			delete(s.fms, fmKey{gvr: r.gvr, sub: "scale"})
+			delete(s.tcs, r.gvr)
 		}
 	}
 	s.dropCRDAPIServices(o.u)
