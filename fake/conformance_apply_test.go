@@ -5,9 +5,11 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,12 +31,14 @@ func applyCases() []conformanceCase {
 		{"ApplyKeysContainerPortsByPortAndProtocol", applyContainerPorts},
 		{"ApplyRecordsAtomicStructsAsOneField", applyAtomicStructFields},
 		{"ApplyToCustomResourceStatusMergesByItsSchema", applyCustomStatus},
+		{"ApplyFollowsAnUpdatedDefinitionSchema", applyAfterDefinitionUpdate},
+		{"ApplyMergesTheMetadataOfAnEmbeddedResource", applyEmbeddedMetadata},
 	}
 }
 
 // sprockets makes sure the Sprocket CRD is served: its spec has a list of
 // type map keyed by port and protocol, a list of type set, an atomic map,
-// a granular map and a preserved subtree; its status (a subresource) a
+// a granular map, a preserved subtree and an embedded resource; its status (a subresource) a
 // list of type map keyed by type.
 func (e *env) sprockets() func(verb string) *rest.Request {
 	e.Helper()
@@ -63,6 +67,7 @@ func (e *env) sprockets() func(verb string) *rest.Request {
 						"selector": map[string]any{"type": "object", "x-kubernetes-map-type": "atomic", "additionalProperties": str},
 						"labels":   map[string]any{"type": "object", "additionalProperties": str},
 						"extra":    map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+						"template": map[string]any{"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true},
 					}),
 					"status": obj(map[string]any{
 						"conditions": map[string]any{
@@ -340,4 +345,94 @@ func applyCustomStatus(e *env) {
 	}
 	wantFields(e, u, "ctrl-b", metav1.ManagedFieldsOperationApply,
 		`{"f:status":{"f:conditions":{"k:{\"type\":\"Synced\"}":{".":{},"f:status":{},"f:type":{}}}}}`)
+}
+
+// A definition updated to make a list one of type set (it was atomic)
+// merges the list as a set from then on: two managers applying different
+// items keep both.
+func applyAfterDefinitionUpdate(e *env) {
+	tags := func(listType string) map[string]any {
+		t := map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
+		if listType != "" {
+			t["x-kubernetes-list-type"] = listType
+		}
+		return map[string]any{"type": "object", "properties": map[string]any{
+			"spec": map[string]any{"type": "object", "properties": map[string]any{"tags": t}},
+		}}
+	}
+	crd := map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "cogs." + widgetGroup},
+		"spec": map[string]any{
+			"group": widgetGroup, "scope": "Namespaced",
+			"names": map[string]any{"plural": "cogs", "singular": "cog", "kind": "Cog", "listKind": "CogList"},
+			"versions": []any{map[string]any{
+				"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": tags("")},
+			}},
+		},
+	}
+	req := e.serveCRD(crd, "cogs")
+	crdReq := func(verb string) *rest.Request {
+		return e.c.Verb(verb).Group("apiextensions.k8s.io").Version("v1").Resource("customresourcedefinitions").Name("cogs." + widgetGroup)
+	}
+	var def unstructured.Unstructured
+	must(e, crdReq(http.MethodGet).Do(e.ctx).Into(&def))
+	versions, _, _ := unstructured.NestedSlice(def.Object, "spec", "versions")
+	v0 := versions[0].(map[string]any)
+	if !equality.Semantic.DeepEqual(v0["schema"], map[string]any{"openAPIV3Schema": tags("set")}) {
+		v0["schema"] = map[string]any{"openAPIV3Schema": tags("set")}
+		must(e, unstructured.SetNestedSlice(def.Object, versions, "spec", "versions"))
+		data, err := json.Marshal(def.Object)
+		must(e, err)
+		must(e, crdReq(http.MethodPut).Body(data).Do(e.ctx).Error())
+	}
+	apply := func(name, manager, tag string) (*unstructured.Unstructured, error) {
+		data, err := json.Marshal(map[string]any{
+			"apiVersion": widgetGroup + "/v1", "kind": "Cog", "metadata": map[string]any{"name": name},
+			"spec": map[string]any{"tags": []any{tag}},
+		})
+		must(e, err)
+		var u unstructured.Unstructured
+		err = req(http.MethodPatch).Name(name).SetHeader("Content-Type", string(types.ApplyYAMLPatchType)).Param("fieldManager", manager).
+			Body(data).Do(e.ctx).Into(&u)
+		return &u, err
+	}
+	// kube-apiserver takes the new schema shortly after the update.
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
+		name := "c" + string(rune('a'+i%26))
+		_, err := apply(name, "alice", "a")
+		must(e, err)
+		u, err := apply(name, "bob", "b")
+		if err == nil {
+			got, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "tags")
+			if slices.Equal(got, []string{"a", "b"}) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			e.Fatalf("the set list is still merged as atomic: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// The metadata of an embedded resource merges by ObjectMeta's model: two
+// managers applying different finalizers keep both.
+func applyEmbeddedMetadata(e *env) {
+	template := func(finalizer string) map[string]any {
+		return map[string]any{"spec": map[string]any{"template": map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"finalizers": []any{finalizer}},
+		}}}
+	}
+	_, err := e.applySprocket("s", "alice", template("example.com/a"), false)
+	must(e, err)
+	u, err := e.applySprocket("s", "bob", template("example.com/b"), false)
+	must(e, err)
+	fin, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "template", "metadata", "finalizers")
+	if !slices.Equal(fin, []string{"example.com/a", "example.com/b"}) {
+		e.Fatalf("finalizers %v", fin)
+	}
 }

@@ -287,18 +287,20 @@
 //     their bindings and webhook configurations, flow schemas and
 //     priority levels, CRD, APIService, ResourceSlice, DeviceClass,
 //     DeviceTaintRule).
-//   - Server-side apply schema for built-in kinds is derived from the Go
-//     types' struct tags, not from kube-apiserver's OpenAPI: a slice with
-//     patchMergeKey is an associative list keyed by that one key (the real
-//     schema has a few multi-key lists, e.g. container ports keyed by
-//     containerPort and protocol), other slices of structs are atomic,
-//     metav1.LabelSelector is the only atomic struct, and unions are not
-//     modelled. Custom resources use the deduced schema (maps merge per
-//     key, lists are atomic): x-kubernetes-list-type and map keys are not
-//     read.
+//   - Server-side apply merges built-in kinds by their models in the
+//     captured OpenAPI v3 documents and custom resources by their
+//     definition's schema, as kube-apiserver does; the kinds of the alpha
+//     and beta versions Options.AllVersions adds have no captured
+//     document and merge by a schema derived from the Go types' struct
+//     tags instead (a patchMergeKey list keyed by that one key, other
+//     lists of structs atomic, LabelSelector the only atomic struct). A
+//     definition whose schema the fake cannot model merges deduced (a
+//     real server refuses such a definition).
 //   - Custom resources have no selectableFields field selectors.
-//   - Updating a CustomResourceDefinition does not change what is served;
-//     only create and delete do.
+//   - Updating a CustomResourceDefinition changes the schemas its
+//     resources are validated, pruned, defaulted and merged with, but not
+//     what is served (versions, subresources, names); only create and
+//     delete do.
 //   - Lists at resourceVersion "0" are served at the newest state (a real
 //     server may answer from a slightly stale cache). A resourceVersion
 //     newer than the server's is 504 at once (a real server waits up to 3s).

@@ -131,7 +131,9 @@ func builtinConverter(gvk schema.GroupVersionKind) (tc managedfields.TypeConvert
 // referring to ObjectMeta's model), as kube-apiserver merges custom
 // resources of a structural schema. x-kubernetes-list-type,
 // x-kubernetes-list-map-keys and x-kubernetes-map-type are honoured, and a
-// subtree under x-kubernetes-preserve-unknown-fields is deduced.
+// subtree under x-kubernetes-preserve-unknown-fields is deduced, and an
+// object of x-kubernetes-embedded-resource gets apiVersion, kind and
+// ObjectMeta's model for metadata, as kube-apiserver adds them.
 func customConverter(res *resource) (managedfields.TypeConverter, error) {
 	template, ok := capturedEntry("crd-template.json")
 	if !ok {
@@ -146,6 +148,7 @@ func customConverter(res *resource) (managedfields.TypeConverter, error) {
 	if err := json.Unmarshal(data, &sch); err != nil {
 		return nil, err
 	}
+	embeddedResources(sch)
 	doc, err := crdDocument(template, crdVersion{
 		group: res.gvk.Group, version: res.gvk.Version, kind: res.gvk.Kind, listKind: res.gvk.Kind + "List",
 		plural: res.gvr.Resource, namespaced: res.namespaced, status: res.status, scale: res.scale, schema: sch,
@@ -169,4 +172,35 @@ func customConverter(res *resource) (managedfields.TypeConverter, error) {
 		return nil, fmt.Errorf("fake: no model of %v", res.gvk)
 	}
 	return tc, nil
+}
+
+// embeddedResources gives every object of x-kubernetes-embedded-resource in
+// the schema sch the apiVersion, kind and metadata properties of a
+// resource, metadata referring to ObjectMeta's model.
+func embeddedResources(sch map[string]any) {
+	if sch == nil {
+		return
+	}
+	props, _ := sch["properties"].(map[string]any)
+	for _, p := range props {
+		if ps, ok := p.(map[string]any); ok {
+			embeddedResources(ps)
+		}
+	}
+	if items, ok := sch["items"].(map[string]any); ok {
+		embeddedResources(items)
+	}
+	if add, ok := sch["additionalProperties"].(map[string]any); ok {
+		embeddedResources(add)
+	}
+	if embedded, _ := sch["x-kubernetes-embedded-resource"].(bool); !embedded {
+		return
+	}
+	if props == nil {
+		props = map[string]any{}
+		sch["properties"] = props
+	}
+	props["apiVersion"] = map[string]any{"type": "string"}
+	props["kind"] = map[string]any{"type": "string"}
+	props["metadata"] = map[string]any{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}
 }

@@ -315,6 +315,9 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
 	o := newObject(res, u, rv)
 	s.put(watch.Modified, o, old)
+	if res.gvr == crdGVR {
+		s.crdUpdated(o)
+	}
 	return o, nil
 }
 
