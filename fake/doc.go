@@ -127,7 +127,9 @@
 //     their bindings, FlowSchema, PriorityLevelConfiguration,
 //     VolumeAttachment, PodCertificateRequest, ResourceClaim,
 //     ResourceClaimTemplate, ResourceSlice and DeviceTaintRule (taints
-//     stamped with Options.Clock's time);
+//     stamped with Options.Clock's time), and CustomResourceDefinition
+//     (singular name, list kind, conversion strategy None, a conversion
+//     webhook service's port);
 //   - what kube-apiserver's registries and default admission plugins add
 //     to a new object is added too: a Service's cluster IPs, IP families
 //     and their policy, node ports and health check node port (from
@@ -253,8 +255,7 @@
 //   - Defaulting: the kinds kube-apiserver defaults that the fake stores
 //     as written are those of the alpha and beta versions
 //     Options.AllVersions adds (apps/v1beta2 Deployments, the
-//     scheduling.k8s.io PodGroups, ...), and CustomResourceDefinition and
-//     APIService (conversion strategy, names and the like); with
+//     scheduling.k8s.io PodGroups, ...), and APIService; with
 //     Options.RefuseUndefaulted a write of one of the former is 501 Not
 //     Implemented instead. Pod-level resources are not defaulted from
 //     the containers'. The Service kubernetes of the default namespace
