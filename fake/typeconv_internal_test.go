@@ -108,3 +108,22 @@ func TestCustomResourceConverterFollowsTheSchema(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCapturedModels measures what building the schema of the largest
+// captured document (api/v1) costs, once per process on its first write.
+func BenchmarkCapturedModels(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		data, ok := capturedEntry("v3/api/v1.json")
+		if !ok {
+			b.Fatal("no api/v1 document")
+		}
+		models, err := documentModels(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := newModelSchema(models); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
