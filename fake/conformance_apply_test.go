@@ -33,6 +33,7 @@ func applyCases() []conformanceCase {
 		{"ApplyToCustomResourceStatusMergesByItsSchema", applyCustomStatus},
 		{"ApplyFollowsAnUpdatedDefinitionSchema", applyAfterDefinitionUpdate},
 		{"ApplyMergesTheMetadataOfAnEmbeddedResource", applyEmbeddedMetadata},
+		{"ManagedFieldsOfARichWorkloadAreTheServers", richWorkloadManagedFields},
 	}
 }
 
