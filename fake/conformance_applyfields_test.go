@@ -82,13 +82,11 @@ const (
 		}
 	},
 	"f:spec": {
-		".": {},
 		"f:progressDeadlineSeconds": {},
 		"f:replicas": {},
 		"f:revisionHistoryLimit": {},
 		"f:selector": {},
 		"f:strategy": {
-			".": {},
 			"f:rollingUpdate": {
 				".": {},
 				"f:maxSurge": {},
@@ -97,9 +95,7 @@ const (
 			"f:type": {}
 		},
 		"f:template": {
-			".": {},
 			"f:metadata": {
-				".": {},
 				"f:annotations": {
 					".": {},
 					"f:a": {}
@@ -110,7 +106,6 @@ const (
 				}
 			},
 			"f:spec": {
-				".": {},
 				"f:affinity": {
 					".": {},
 					"f:nodeAffinity": {
@@ -119,7 +114,6 @@ const (
 					}
 				},
 				"f:containers": {
-					".": {},
 					"k:{\"name\":\"app\"}": {
 						".": {},
 						"f:args": {},

@@ -183,8 +183,7 @@ func (s *Server) trackUpdate(res *resource, sub string, live, u *unstructured.Un
 		return apierrors.NewInternalError(err)
 	}
 	if live == nil {
-		live = &unstructured.Unstructured{Object: map[string]any{}}
-		live.SetGroupVersionKind(res.gvk)
+		live = emptyObject(res)
 	}
 	// Like kube-apiserver, a write never fails because its managed fields
 	// cannot be computed: they are reset instead.
