@@ -43,6 +43,7 @@ func (s *Server) typeConverter(res *resource) managedfields.TypeConverter {
 	return tc
 }
 
+// newTypeConverter builds the type converter typeConverter returns.
 func (s *Server) newTypeConverter(res *resource) managedfields.TypeConverter {
 	if !res.builtin {
 		if res.schema == nil {
@@ -51,8 +52,9 @@ func (s *Server) newTypeConverter(res *resource) managedfields.TypeConverter {
 		if tc, err := customConverter(res); err == nil {
 			return tc
 		}
-		// kube-apiserver refuses a definition whose schema it cannot
-		// model; the fake stores it, and merges its objects as deduced.
+		// A schema that cannot be converted is not structural, and
+		// kube-apiserver refuses such a definition; the fake stores it
+		// and merges its objects as deduced.
 		return managedfields.NewDeducedTypeConverter()
 	}
 	if tc, ok := builtinConverter(res.gvk); ok {
