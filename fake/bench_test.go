@@ -1,7 +1,9 @@
 package fake_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubego/kubego/fake"
@@ -170,4 +173,93 @@ func BenchmarkCreate(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkApply applies objects through server-side apply (PATCH
+// application/apply-patch+yaml): a realistic pod, and a custom resource of
+// a definition whose schema has map and set lists. Each iteration applies
+// a new object, then applies it again changed.
+func BenchmarkApply(b *testing.B) {
+	pod := func(i, v int) []byte {
+		p := benchPod(i)
+		p.Labels["v"] = fmt.Sprint(v)
+		p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+		data, err := json.Marshal(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data
+	}
+	widget := func(i, v int) []byte {
+		data, err := json.Marshal(map[string]any{
+			"apiVersion": "bench.example.com/v1", "kind": "Widget",
+			"metadata": map[string]any{"namespace": "bench", "name": fmt.Sprintf("w-%05d", i), "labels": map[string]any{"v": fmt.Sprint(v)}},
+			"spec": map[string]any{
+				"tags":  []any{"a", "b", fmt.Sprint(v)},
+				"ports": []any{map[string]any{"port": 80, "protocol": "TCP"}, map[string]any{"port": 443, "protocol": "TCP", "name": "https"}},
+			},
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data
+	}
+	for _, tc := range []struct {
+		name string
+		path string
+		body func(i, v int) []byte
+	}{
+		{"pod", "/api/v1/namespaces/bench/pods/", pod},
+		{"custom", "/apis/bench.example.com/v1/namespaces/bench/widgets/", widget},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			srv := fake.NewServer(fake.Options{}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, benchCRD())
+			defer srv.Close()
+			apply := func(name string, body []byte) {
+				req := httptest.NewRequest(http.MethodPatch, tc.path+name+"?fieldManager=bench", bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/apply-patch+yaml")
+				rec := httptest.NewRecorder()
+				srv.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK && rec.Code != http.StatusCreated {
+					b.Fatalf("apply %s: %d %s", name, rec.Code, rec.Body)
+				}
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				var u map[string]any
+				first := tc.body(i, 0)
+				if err := json.Unmarshal(first, &u); err != nil {
+					b.Fatal(err)
+				}
+				name := u["metadata"].(map[string]any)["name"].(string)
+				apply(name, first)
+				apply(name, tc.body(i, 1))
+			}
+		})
+	}
+}
+
+// benchCRD defines the custom resource BenchmarkApply applies.
+func benchCRD() *unstructured.Unstructured {
+	obj := func(props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props}
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.bench.example.com"},
+		"spec": map[string]any{
+			"group": "bench.example.com", "scope": "Namespaced",
+			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"versions": []any{map[string]any{
+				"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": obj(map[string]any{
+					"spec": obj(map[string]any{
+						"tags": map[string]any{"type": "array", "x-kubernetes-list-type": "set", "items": map[string]any{"type": "string"}},
+						"ports": map[string]any{"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"port", "protocol"},
+							"items": obj(map[string]any{"port": map[string]any{"type": "integer"}, "protocol": map[string]any{"type": "string"}, "name": map[string]any{"type": "string"}})},
+					}),
+				})},
+			}},
+		},
+	}}
 }

@@ -148,8 +148,8 @@ func notAcceptable() error {
 // normalize round-trips built-in content through its Go type, which drops
 // unknown fields, sets kube-apiserver's defaults (setDefaults; a kind the
 // fake cannot default is refused under Options.RefuseUndefaulted) and gives the
-// canonical shape (as kube-apiserver stores it),
-// and applies a custom resource's structural schema (pruning, defaults,
+// canonical shape (as kube-apiserver stores it), defaults a
+// CustomResourceDefinition (defaultCRD), and applies a custom resource's structural schema (pruning, defaults,
 // validation: a 422 Invalid listing every field at fault; old is the
 // object an update replaces, nil on create).
 func (s *Server) normalize(res *resource, u, old map[string]any) (map[string]any, error) {
@@ -160,6 +160,9 @@ func (s *Server) normalize(res *resource, u, old map[string]any) (map[string]any
 			return nil, apierrors.NewInvalid(res.gvk.GroupKind(), name, errs)
 		}
 		return u, nil
+	}
+	if res.gvr == crdGVR {
+		defaultCRD(u)
 	}
 	if !res.builtin {
 		return u, nil

@@ -3,6 +3,7 @@ package fake_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/netip"
 	"reflect"
 	"slices"
@@ -27,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -47,6 +49,7 @@ func defaultingCases() []conformanceCase {
 		{"EveryWritePathDefaults", everyWritePathDefaults},
 		{"WriterOwnsDefaultsNotAllocations", writerOwnsDefaultsNotAllocations},
 		{"UnusedClaimIsDeletedDespiteItsProtectionFinalizer", unusedClaimIsDeleted},
+		{"CustomResourceDefinitionIsStoredDefaulted", crdIsStoredDefaulted},
 	}
 }
 
@@ -515,5 +518,65 @@ func unusedClaimIsDeleted(e *env) {
 	must(e, e.c.Delete().Namespace(e.ns).Resource("persistentvolumeclaims").Name("unused").Do(e.ctx).Error())
 	if err := e.c.Get().Namespace(e.ns).Resource("persistentvolumeclaims").Name("unused").Do(e.ctx).Error(); !apierrors.IsNotFound(err) {
 		e.Fatalf("get after delete: %v, want NotFound", err)
+	}
+}
+
+// A CustomResourceDefinition is defaulted as kube-apiserver defaults it:
+// singular name and list kind from the kind, conversion strategy None,
+// port 443 for a conversion webhook's service. Dry-run creates, so the
+// shared real server keeps nothing; the spec is compared (the status is
+// the controllers').
+func crdIsStoredDefaulted(e *env) {
+	version := map[string]any{
+		"name": "v1", "served": true, "storage": true,
+		"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object"}},
+	}
+	for _, tc := range []struct {
+		name       string
+		conversion map[string]any
+		want       string
+	}{
+		{"none", nil, `{"conversion":{"strategy":"None"}}`},
+		{"webhook", map[string]any{"strategy": "Webhook", "webhook": map[string]any{
+			"conversionReviewVersions": []any{"v1"},
+			"clientConfig":             map[string]any{"service": map[string]any{"namespace": "default", "name": "conv"}},
+		}}, `{"conversion":{"strategy":"Webhook","webhook":{"clientConfig":{"service":{"name":"conv","namespace":"default","port":443}},"conversionReviewVersions":["v1"]}}}`},
+	} {
+		plural := "defaulted" + tc.name + "s"
+		spec := map[string]any{
+			"group": widgetGroup, "scope": "Namespaced",
+			"names":    map[string]any{"plural": plural, "kind": "Defaulted" + tc.name},
+			"versions": []any{version},
+		}
+		if tc.conversion != nil {
+			spec["conversion"] = tc.conversion
+		}
+		body, err := json.Marshal(map[string]any{
+			"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"metadata": map[string]any{"name": plural + "." + widgetGroup},
+			"spec":     spec,
+		})
+		must(e, err)
+		var got unstructured.Unstructured
+		must(e, e.c.Post().Group("apiextensions.k8s.io").Version("v1").Resource("customresourcedefinitions").Param("dryRun", "All").
+			Body(body).Do(e.ctx).Into(&got))
+		var want map[string]any
+		must(e, json.Unmarshal([]byte(`{"group":"`+widgetGroup+`","scope":"Namespaced",`+
+			`"names":{"plural":"`+plural+`","singular":"defaulted`+tc.name+`","kind":"Defaulted`+tc.name+`","listKind":"Defaulted`+tc.name+`List"},`+
+			`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}`), &want))
+		var extra map[string]any
+		must(e, json.Unmarshal([]byte(tc.want), &extra))
+		maps.Copy(want, extra)
+		// Through JSON, so numbers compare as the wanted ones decode.
+		data, err := json.Marshal(got.Object["spec"])
+		must(e, err)
+		var gotSpec map[string]any
+		must(e, json.Unmarshal(data, &gotSpec))
+		var diffs []string
+		fieldDiff("", gotSpec, want, &diffs)
+		if len(diffs) > 0 {
+			data, _ := json.Marshal(gotSpec)
+			e.Errorf("%s: spec differs from kube-apiserver's:\n  %s\ngot %s", tc.name, strings.Join(diffs, "\n  "), data)
+		}
 	}
 }

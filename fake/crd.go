@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"reflect"
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,6 +80,33 @@ func storedVersions(u map[string]any) []any {
 	return nil
 }
 
+// crdUpdated makes the served resources of the definition take its new
+// version schemas, as kube-apiserver does: validation, pruning, defaulting
+// and the server-side apply schema follow them from the next write. The
+// versions served, their subresources and names stay as created. Caller
+// holds s.mu.
+func (s *Server) crdUpdated(o *object) {
+	for _, r := range crdResources(o.u) {
+		cur := s.reg.byGVR[r.gvr]
+		if cur == nil || cur.builtin || reflect.DeepEqual(cur.schema, r.schema) {
+			continue
+		}
+		// Every reader of a resource's schema holds s.mu.
+		cur.schema = r.schema
+		s.dropFieldManagers(r.gvr)
+	}
+}
+
+// dropFieldManagers forgets the field managers and type converter of gvr,
+// so that the next write builds them from its current schema. Caller holds
+// s.mu.
+func (s *Server) dropFieldManagers(gvr schema.GroupVersionResource) {
+	for _, sub := range []string{"", "status", "scale"} {
+		delete(s.fms, fmKey{gvr: gvr, sub: sub})
+	}
+	delete(s.tcs, gvr)
+}
+
 // crdDeleted stops serving the definition's resources and deletes their
 // objects. Caller holds s.mu.
 func (s *Server) crdDeleted(o *object) {
@@ -89,9 +117,7 @@ func (s *Server) crdDeleted(o *object) {
 			}
 			delete(s.reg.byGVR, r.gvr)
 			delete(s.reg.byGVK, cur.gvk)
-			delete(s.fms, fmKey{gvr: r.gvr})
-			delete(s.fms, fmKey{gvr: r.gvr, sub: "status"})
-			delete(s.fms, fmKey{gvr: r.gvr, sub: "scale"})
+			s.dropFieldManagers(r.gvr)
 		}
 	}
 	s.dropCRDAPIServices(o.u)

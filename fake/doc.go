@@ -127,7 +127,9 @@
 //     their bindings, FlowSchema, PriorityLevelConfiguration,
 //     VolumeAttachment, PodCertificateRequest, ResourceClaim,
 //     ResourceClaimTemplate, ResourceSlice and DeviceTaintRule (taints
-//     stamped with Options.Clock's time);
+//     stamped with Options.Clock's time), and CustomResourceDefinition
+//     (singular name, list kind, conversion strategy None, a conversion
+//     webhook service's port);
 //   - what kube-apiserver's registries and default admission plugins add
 //     to a new object is added too: a Service's cluster IPs, IP families
 //     and their policy, node ports and health check node port (from
@@ -253,8 +255,7 @@
 //   - Defaulting: the kinds kube-apiserver defaults that the fake stores
 //     as written are those of the alpha and beta versions
 //     Options.AllVersions adds (apps/v1beta2 Deployments, the
-//     scheduling.k8s.io PodGroups, ...), and CustomResourceDefinition and
-//     APIService (conversion strategy, names and the like); with
+//     scheduling.k8s.io PodGroups, ...), and APIService; with
 //     Options.RefuseUndefaulted a write of one of the former is 501 Not
 //     Implemented instead. Pod-level resources are not defaulted from
 //     the containers'. The Service kubernetes of the default namespace
@@ -287,18 +288,20 @@
 //     their bindings and webhook configurations, flow schemas and
 //     priority levels, CRD, APIService, ResourceSlice, DeviceClass,
 //     DeviceTaintRule).
-//   - Server-side apply schema for built-in kinds is derived from the Go
-//     types' struct tags, not from kube-apiserver's OpenAPI: a slice with
-//     patchMergeKey is an associative list keyed by that one key (the real
-//     schema has a few multi-key lists, e.g. container ports keyed by
-//     containerPort and protocol), other slices of structs are atomic,
-//     metav1.LabelSelector is the only atomic struct, and unions are not
-//     modelled. Custom resources use the deduced schema (maps merge per
-//     key, lists are atomic): x-kubernetes-list-type and map keys are not
-//     read.
+//   - Server-side apply merges built-in kinds by their models in the
+//     captured OpenAPI v3 documents and custom resources by their
+//     definition's schema, as kube-apiserver does; the kinds of the alpha
+//     and beta versions Options.AllVersions adds have no captured
+//     document and merge by a schema derived from the Go types' struct
+//     tags instead (a patchMergeKey list keyed by that one key, other
+//     lists of structs atomic, LabelSelector the only atomic struct). A
+//     definition whose schema the fake cannot model merges deduced (a
+//     real server refuses such a definition).
 //   - Custom resources have no selectableFields field selectors.
-//   - Updating a CustomResourceDefinition does not change what is served;
-//     only create and delete do.
+//   - Updating a CustomResourceDefinition changes the schemas its
+//     resources are validated, pruned, defaulted and merged with, but not
+//     what is served (versions, subresources, names); only create and
+//     delete do.
 //   - Lists at resourceVersion "0" are served at the newest state (a real
 //     server may answer from a slightly stale cache). A resourceVersion
 //     newer than the server's is 504 at once (a real server waits up to 3s).

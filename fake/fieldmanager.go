@@ -75,3 +75,21 @@ func (unstructuredCreater) New(gvk schema.GroupVersionKind) (runtime.Object, err
 	u.SetGroupVersionKind(gvk)
 	return u, nil
 }
+
+// emptyObject is the object a create's managedFields are computed against,
+// as kube-apiserver computes them: a built-in kind's zero value in its
+// unstructured form (so the structs its Go type always has, such as a
+// Deployment's spec and strategy, count as present before the write and
+// are not listed as added), an empty object for a custom resource.
+func emptyObject(res *resource) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	if res.builtin {
+		if t := newTyped(res.gvk); t != nil {
+			if m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(t); err == nil {
+				u.Object = m
+			}
+		}
+	}
+	u.SetGroupVersionKind(res.gvk)
+	return u
+}

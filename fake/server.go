@@ -77,10 +77,13 @@ type Server struct {
 	clock  clock.Clock
 	logger *slog.Logger
 
-	mu  sync.Mutex // guards reg, st, fms
+	mu  sync.Mutex // guards reg, st, fms, tcs
 	reg *registry
 	st  *store
 	fms map[fmKey]*managedfields.FieldManager
+	// tcs holds the type converter of each resource that has had a
+	// field manager (see typeConverter).
+	tcs map[schema.GroupVersionResource]managedfields.TypeConverter
 
 	faults faults
 
@@ -127,6 +130,7 @@ func NewServer(opts Options, objects ...runtime.Object) *Server {
 		reg:    newRegistry(opts.AllVersions),
 		st:     newStore(opts.HistoryWindow),
 		fms:    map[fmKey]*managedfields.FieldManager{},
+		tcs:    map[schema.GroupVersionResource]managedfields.TypeConverter{},
 		closed: make(chan struct{}),
 	}
 	s.logger = defaultlog.Or(s.logger)

@@ -17,14 +17,48 @@ import (
 	"github.com/kubego/kubego/scheme"
 )
 
-// typeConverter returns the schema the field manager merges res with:
-// for built-in kinds, a structured-merge-diff schema derived from the Go
-// type (see schemaBuilder); for custom resources, the deduced schema
-// kube-apiserver uses for CRDs without a structural schema (maps merge
-// key by key, lists are atomic).
+// typeConverter returns the schema the field manager merges res with, as
+// kube-apiserver chooses it:
+//
+//   - a built-in kind: its model in the captured OpenAPI v3 document of
+//     its group-version (list types and map keys, map and struct types,
+//     from the x-kubernetes-* extensions); a kind without a captured
+//     document (the alpha and beta versions Options.AllVersions adds)
+//     falls back to a schema derived from the Go type's struct tags (see
+//     schemaBuilder);
+//   - a custom resource of a CustomResourceDefinition: its version's
+//     openAPIV3Schema with ObjectMeta's model for metadata (see
+//     customConverter);
+//   - a resource registered without a schema (Options.Resources,
+//     Register): the deduced schema kube-apiserver uses for CRDs without
+//     a structural one (maps merge key by key, lists are atomic).
+//
+// Caller holds s.mu.
 func (s *Server) typeConverter(res *resource) managedfields.TypeConverter {
+	if tc, ok := s.tcs[res.gvr]; ok {
+		return tc
+	}
+	tc := s.newTypeConverter(res)
+	s.tcs[res.gvr] = tc
+	return tc
+}
+
+// newTypeConverter builds the type converter typeConverter returns.
+func (s *Server) newTypeConverter(res *resource) managedfields.TypeConverter {
 	if !res.builtin {
+		if res.schema == nil {
+			return managedfields.NewDeducedTypeConverter()
+		}
+		if tc, err := customConverter(res); err == nil {
+			return tc
+		}
+		// A schema that cannot be converted is not structural, and
+		// kube-apiserver refuses such a definition; the fake stores it
+		// and merges its objects as deduced.
 		return managedfields.NewDeducedTypeConverter()
+	}
+	if tc, ok := builtinConverter(res.gvk); ok {
+		return tc
 	}
 	t, ok := scheme.Default().AllKnownTypes()[res.gvk]
 	if !ok {
@@ -32,17 +66,17 @@ func (s *Server) typeConverter(res *resource) managedfields.TypeConverter {
 	}
 	b := &schemaBuilder{names: map[reflect.Type]string{}}
 	root := b.named(t)
-	return &reflectConverter{parser: &typed.Parser{Schema: schema.Schema{Types: b.types}}, root: root}
+	return &parsedConverter{parser: &typed.Parser{Schema: schema.Schema{Types: b.types}}, root: root}
 }
 
-// reflectConverter converts unstructured objects to typed values of one
-// derived schema.
-type reflectConverter struct {
+// parsedConverter converts unstructured objects to typed values of one
+// named type of a schema, whatever apiVersion and kind they carry.
+type parsedConverter struct {
 	parser *typed.Parser
 	root   string
 }
 
-func (c *reflectConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+func (c *parsedConverter) ObjectToTyped(obj runtime.Object, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
@@ -54,7 +88,7 @@ func (c *reflectConverter) ObjectToTyped(obj runtime.Object, opts ...typed.Valid
 	return c.parser.Type(c.root).FromUnstructured(u.Object, opts...)
 }
 
-func (c *reflectConverter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
+func (c *parsedConverter) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
 	m, ok := v.AsValue().Unstructured().(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("fake: typed value is not an object")

@@ -183,8 +183,7 @@ func (s *Server) trackUpdate(res *resource, sub string, live, u *unstructured.Un
 		return apierrors.NewInternalError(err)
 	}
 	if live == nil {
-		live = &unstructured.Unstructured{Object: map[string]any{}}
-		live.SetGroupVersionKind(res.gvk)
+		live = emptyObject(res)
 	}
 	// Like kube-apiserver, a write never fails because its managed fields
 	// cannot be computed: they are reset instead.
@@ -315,6 +314,9 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
 	o := newObject(res, u, rv)
 	s.put(watch.Modified, o, old)
+	if res.gvr == crdGVR {
+		s.crdUpdated(o)
+	}
 	return o, nil
 }
 
