@@ -21,7 +21,7 @@ const (
 
 	defaultStrings = 1 << 14
 	defaultMaps    = 1 << 12
-	seenSlots      = 1 << 14 // a power of two
+	seenPairs      = 1 << 13 // a power of two
 )
 
 // Options sizes a [Table]. The zero value is valid.
@@ -46,11 +46,17 @@ type Table struct {
 	lastAgain bool
 	maps      gen[mapKey, reflect.Value]
 	seed      maphash.Seed
-	// seen holds a tag of the hash of recently met values, so that a value
-	// enters the tables only when met a second time: values that never
-	// recur (names, hashes, per-object settings) then cost one hash and
-	// no map operation, and the tables stay small.
-	seen []uint32
+	// seen holds, per recently met value, a tag of its hash and the
+	// owner that met it last (see recurring), so that a value enters the
+	// tables only when met a second time, in another object: values that
+	// never recur (names, hashes, per-object settings) then cost one hash
+	// and no map operation, values that recur only in the next versions
+	// of their own object (a ConfigMap rewritten) are not kept for
+	// objects that no longer hold them, and the tables stay small.
+	seen [][2]uint32
+	// owner names the object being decoded or walked (ownerOf); 0 is an
+	// object of unknown name.
+	owner uint16
 	// sites learns, per decoded field, whether its values recur
 	// (sites.go).
 	sites sites
@@ -78,7 +84,7 @@ func New(opts Options) *Table {
 		maps:  newGen[mapKey, reflect.Value](opts.Maps),
 		raws:  newGen[mapKey, rawMap](opts.Maps),
 		seed:  maphash.MakeSeed(),
-		seen:  make([]uint32, seenSlots),
+		seen:  make([][2]uint32, seenPairs),
 		plans: map[reflect.Type]*plan{},
 	}
 }
@@ -87,7 +93,8 @@ func New(opts Options) *Table {
 // before by shared copies. obj must be a non-nil pointer to a struct that
 // nobody else holds yet; anything else is left alone. Object never changes
 // what obj means: every field compares equal (reflect.DeepEqual) before and
-// after.
+// after. When obj has a name (GetNamespace and GetName, as every API
+// object), its values count as met in that object (see [Table]).
 func (t *Table) Object(obj any) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
@@ -99,6 +106,7 @@ func (t *Table) Object(obj any) {
 	if p == nil {
 		return
 	}
+	t.owner = t.ownerOfObject(obj)
 	t.walk(v.UnsafePointer(), p)
 }
 
@@ -122,6 +130,7 @@ func (t *Table) ObjectLike(obj, prev any) {
 	if p == nil {
 		return
 	}
+	t.owner = t.ownerOfObject(obj)
 	t.walkLike(v.UnsafePointer(), pv.UnsafePointer(), p)
 }
 
@@ -135,28 +144,88 @@ func (t *Table) shareString(s string) string {
 
 // str is String for a string whose hash h is known.
 func (t *Table) str(s string, h uint64) string {
-	if len(s) == 0 || len(s) > MaxStringLen || !t.recurring(h) {
+	if len(s) == 0 || len(s) > MaxStringLen {
+		return s
+	}
+	met, elsewhere := t.recurring(h)
+	if !met {
 		return s
 	}
 	if c, ok := t.strs.get(s); ok {
 		return c
 	}
-	t.strs.put(s, s)
+	if elsewhere {
+		t.strs.put(s, s)
+	}
 	return s
 }
 
-// recurring reports whether a value of hash h was met recently, and notes
-// that it was. It may answer false for a value met before (its slot was
-// taken by another since) and, rarely, true for a new one; either only
-// decides whether the tables are consulted, never what is shared.
-func (t *Table) recurring(h uint64) bool {
-	slot := &t.seen[h&(seenSlots-1)]
-	tag := uint32(h>>32) | 1
-	if *slot == tag {
-		return true
+// recurring reports whether a value of hash h was met recently (met), and
+// whether it was last met in another object than the current owner's, or
+// either's name is unknown (elsewhere); it notes that the current owner
+// met it. Only a value met elsewhere enters the tables: one that recurs
+// only in the next versions of its own object would be kept for a
+// generation or two after the object stopped holding it, and sharing it
+// saves no memory. It may answer false for a value met before (its slot
+// was taken by another since) and, rarely, true for a new one or
+// elsewhere for the same object (tags and owners are hashes); either only
+// decides whether the tables are consulted or added to, never what is
+// shared.
+//
+// Each hash has two slots, the value met last first: two values that
+// recur in turn and fall on the same slots both stay (with one slot each,
+// they would push each other out and never be seen to recur, nor be
+// found in the tables).
+func (t *Table) recurring(h uint64) (met, elsewhere bool) {
+	pair := &t.seen[h&(seenPairs-1)]
+	tag := uint32(h>>32)&^ownerMask | tagBit
+	var old uint32
+	switch {
+	case pair[0]&^ownerMask == tag:
+		old = pair[0]
+	case pair[1]&^ownerMask == tag:
+		old = pair[1]
+		pair[1] = pair[0]
+	default:
+		pair[1] = pair[0]
+		pair[0] = tag | uint32(t.owner)
+		return false, false
 	}
-	*slot = tag
-	return false
+	pair[0] = tag | uint32(t.owner)
+	o := uint16(old)
+	return true, o != t.owner || o == 0
+}
+
+const (
+	ownerMask = 1<<16 - 1 // the owner's bits of a seen slot
+	tagBit    = 1 << 16   // set in every tag: an empty slot matches none
+)
+
+// ownerOf returns the owner of the values of the object namespace/name:
+// a hash, never 0 for a named object; 0 when name is empty.
+func (t *Table) ownerOf(namespace, name string) uint16 {
+	if name == "" {
+		return 0
+	}
+	h := mix(maphash.String(t.seed, namespace), maphash.String(t.seed, name))
+	if o := uint16(h >> 48); o != 0 {
+		return o
+	}
+	return 1
+}
+
+// ownerOfObject is ownerOf for an API object; 0 when obj has no name.
+func (t *Table) ownerOfObject(obj any) uint16 {
+	if o, ok := obj.(named); ok {
+		return t.ownerOf(o.GetNamespace(), o.GetName())
+	}
+	return 0
+}
+
+// named is what an API object tells of its identity.
+type named interface {
+	GetNamespace() string
+	GetName() string
 }
 
 // shareStringMap returns a map equal to m, shared with earlier calls when an
@@ -181,8 +250,8 @@ func (t *Table) shareStringMap(m map[string]string) map[string]string {
 		n++
 	}
 	key := mapKey{t: stringMapType, h: h}
-	again := t.recurring(h)
-	if again {
+	met, elsewhere := t.recurring(h)
+	if met {
 		if c, ok := t.maps.get(key); ok {
 			if cm := c.Interface().(map[string]string); maps.Equal(cm, m) {
 				return cm
@@ -197,7 +266,7 @@ func (t *Table) shareStringMap(m map[string]string) map[string]string {
 			m[k] = v
 		}
 	}
-	if again {
+	if elsewhere {
 		t.maps.put(key, reflect.ValueOf(m))
 	}
 	return m
