@@ -129,6 +129,82 @@ func TestValuesOfOneObjectOnlyStayOutOfTheTable(t *testing.T) {
 	}
 }
 
+// Values that recur across a few objects, each written in turn with the
+// value of its round (a stamp rolled out to every object), do enter the
+// table, and no object holds them after the next round. A table serving
+// few objects keeps few generations' worth of them: what it holds is
+// bounded by the number of objects, not by a size meant for thousands of
+// Pods.
+func TestTablesOfFewObjectsKeepFewValues(t *testing.T) {
+	const objects, writes = 30, 20000
+	for _, p := range sharePaths[:2] {
+		t.Run(p.name, func(t *testing.T) {
+			tab := New(Options{})
+			cache := map[string]*corev1.ConfigMap{}
+			most := [3]int{}
+			for i := range writes {
+				name := "cm-" + strconv.Itoa(i%objects)
+				cache[name] = p.share(t, tab, soakConfigMap(name, i/objects, false), cache[name])
+				cache[name] = p.share(t, tab, soakConfigMap(name, i/objects, true), cache[name])
+				most = [3]int{max(most[0], len(tab.strs.m)), max(most[1], len(tab.raws.m)), max(most[2], len(tab.maps.m))}
+			}
+			strs, maps := liveValues(cache)
+			boundStrs := 2*max(minStrings, stringsPerObject*objects) + strs
+			boundMaps := 2*max(minMaps, mapsPerObject*objects) + maps
+			t.Logf("the table held at most %d strings and %d maps (bounds %d and %d)", most[0], max(most[1], most[2]), boundStrs, boundMaps)
+			if most[0] > boundStrs || most[1] > boundMaps || most[2] > boundMaps {
+				t.Errorf("the table held up to %d strings and %d maps for %d objects; bounds %d and %d", most[0], max(most[1], most[2]), objects, boundStrs, boundMaps)
+			}
+			if most[0] < stringsPerObject*objects {
+				t.Errorf("the table held at most %d strings: the stamps did not enter it, the test tests nothing", most[0])
+			}
+		})
+	}
+}
+
+// A generation's size follows the objects met: the limit for many, less
+// for few, the limit for a table that has met no named object.
+func TestGenerationsGrowWithTheObjects(t *testing.T) {
+	tests := []struct {
+		objects   int
+		wantStrs  int
+		wantMaps  int
+		unnamed   bool
+		limitStrs int
+	}{
+		{objects: 0, wantStrs: defaultStrings, wantMaps: defaultMaps},
+		{objects: 1, wantStrs: minStrings, wantMaps: minMaps},
+		{objects: 30, wantStrs: 30 * stringsPerObject, wantMaps: 30 * mapsPerObject},
+		{objects: 1000, wantStrs: 1000 * stringsPerObject, wantMaps: 1000 * mapsPerObject},
+		{objects: 5000, wantStrs: defaultStrings, wantMaps: defaultMaps},
+		{objects: 30, limitStrs: 100, wantStrs: 100, wantMaps: 30 * mapsPerObject},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d objects, limit %d", tt.objects, tt.limitStrs), func(t *testing.T) {
+			tab := New(Options{Strings: tt.limitStrs})
+			for i := range tt.objects {
+				tab.Object(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cm-" + strconv.Itoa(i)}})
+			}
+			// Owners are 16-bit hashes: some of 5,000 collide (about
+			// 4%).
+			if n := tab.objects.n; n > tt.objects || n < tt.objects*9/10 {
+				t.Fatalf("counted %d objects, met %d", n, tt.objects)
+			}
+			if got := tab.strs.size(); got != tt.wantStrs && tt.objects != 1000 {
+				t.Errorf("strings per generation = %d, want %d", got, tt.wantStrs)
+			}
+			if got := tab.raws.size(); got != tt.wantMaps && tt.objects != 1000 {
+				t.Errorf("maps per generation = %d, want %d", got, tt.wantMaps)
+			}
+			if tt.objects == 1000 {
+				if got := tab.strs.size(); got < tt.wantStrs*9/10 || got > tt.wantStrs {
+					t.Errorf("strings per generation = %d, want about %d", got, tt.wantStrs)
+				}
+			}
+		})
+	}
+}
+
 // What the table is for: equal values of different objects (the Pods of a
 // few Deployments) end up held about twice (the first object keeps the
 // copy it was decoded with, the others share the second's), and stay so

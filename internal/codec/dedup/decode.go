@@ -30,7 +30,7 @@ type Session struct{ t *Table }
 // object. Begin does not keep them.
 func (t *Table) Begin(namespace, name []byte) Session {
 	t.mu.Lock()
-	t.owner = t.ownerOf(transient(namespace), transient(name))
+	t.meet(t.ownerOf(transient(namespace), transient(name)))
 	return Session{t}
 }
 

@@ -37,12 +37,17 @@
 // versions saves no memory, since a cache holds one version of each
 // object, and keeping them would hold the values of every past write until
 // they age out. A value already in the table is still shared with every
-// object that meets it. The table forgets by generation: every entry is
-// stamped with the generation in which it was last used, a new generation
-// starts after a bounded number of insertions, and entries unused for a
-// whole generation are dropped. Memory held by the table alone is
-// therefore bounded, and dropping a value from the table never changes an
-// object.
+// object that meets it.
+//
+// The table forgets by generation: every entry is stamped with the
+// generation in which it was last used, a new generation starts after a
+// bounded number of insertions, and entries unused for a whole generation
+// are dropped. A generation's size follows the number of objects the table
+// has met (a few strings and maps per object, up to the limits of
+// [Options]), so that a table serving a few dozen objects whose shared
+// values keep changing holds a few hundred values no object holds any
+// more, not tens of thousands. Memory held by the table alone is therefore
+// bounded, and dropping a value from the table never changes an object.
 //
 // A decoder can share values before it allocates them: a [Session]
 // ([Table.Begin]) looks a string up by its bytes and a map by the bytes of

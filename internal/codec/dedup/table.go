@@ -26,11 +26,12 @@ const (
 
 // Options sizes a [Table]. The zero value is valid.
 type Options struct {
-	// Strings is how many distinct strings one generation remembers;
-	// 0 means 16384.
+	// Strings is the most distinct strings one generation remembers;
+	// 0 means 16384. A table that has met few objects remembers fewer
+	// (see [Table]).
 	Strings int
-	// Maps is how many distinct maps one generation remembers; 0 means
-	// 4096.
+	// Maps is the most distinct maps one generation remembers; 0 means
+	// 4096. A table that has met few objects remembers fewer.
 	Maps int
 }
 
@@ -57,6 +58,9 @@ type Table struct {
 	// owner names the object being decoded or walked (ownerOf); 0 is an
 	// object of unknown name.
 	owner uint16
+	// objects counts the objects met, which sizes the generations
+	// (gen.go).
+	objects objects
 	// sites learns, per decoded field, whether its values recur
 	// (sites.go).
 	sites sites
@@ -79,14 +83,15 @@ func New(opts Options) *Table {
 	if opts.Maps <= 0 {
 		opts.Maps = defaultMaps
 	}
-	return &Table{
-		strs:  newGen[string, string](opts.Strings),
-		maps:  newGen[mapKey, reflect.Value](opts.Maps),
-		raws:  newGen[mapKey, rawMap](opts.Maps),
+	t := &Table{
 		seed:  maphash.MakeSeed(),
 		seen:  make([][2]uint32, seenPairs),
 		plans: map[reflect.Type]*plan{},
 	}
+	t.strs = newGen[string, string](opts.Strings, minStrings, stringsPerObject, &t.objects)
+	t.maps = newGen[mapKey, reflect.Value](opts.Maps, minMaps, mapsPerObject, &t.objects)
+	t.raws = newGen[mapKey, rawMap](opts.Maps, minMaps, mapsPerObject, &t.objects)
+	return t
 }
 
 // Object replaces, in place, the values of obj that equal values seen
@@ -106,7 +111,7 @@ func (t *Table) Object(obj any) {
 	if p == nil {
 		return
 	}
-	t.owner = t.ownerOfObject(obj)
+	t.meet(t.ownerOfObject(obj))
 	t.walk(v.UnsafePointer(), p)
 }
 
@@ -130,7 +135,7 @@ func (t *Table) ObjectLike(obj, prev any) {
 	if p == nil {
 		return
 	}
-	t.owner = t.ownerOfObject(obj)
+	t.meet(t.ownerOfObject(obj))
 	t.walkLike(v.UnsafePointer(), pv.UnsafePointer(), p)
 }
 
@@ -200,6 +205,12 @@ const (
 	ownerMask = 1<<16 - 1 // the owner's bits of a seen slot
 	tagBit    = 1 << 16   // set in every tag: an empty slot matches none
 )
+
+// meet makes owner the owner of the values met next, and counts it.
+func (t *Table) meet(owner uint16) {
+	t.owner = owner
+	t.objects.add(owner)
+}
 
 // ownerOf returns the owner of the values of the object namespace/name:
 // a hash, never 0 for a named object; 0 when name is empty.
@@ -291,47 +302,4 @@ func mix(k, v uint64) uint64 {
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 29
 	return x
-}
-
-// gen is a map of bounded size that forgets what is not used: entries are
-// stamped with the generation in which they were last used; after every
-// limit insertions a new generation starts and entries not used in the
-// current or the previous generation are dropped. A hit costs one lookup.
-type gen[K comparable, V any] struct {
-	limit int
-	m     map[K]entry[V]
-	cur   uint32
-	added int
-}
-
-type entry[V any] struct {
-	v   V
-	gen uint32
-}
-
-func newGen[K comparable, V any](limit int) gen[K, V] {
-	return gen[K, V]{limit: limit, m: make(map[K]entry[V])}
-}
-
-func (g *gen[K, V]) get(k K) (V, bool) {
-	e, ok := g.m[k]
-	if ok && e.gen != g.cur {
-		e.gen = g.cur
-		g.m[k] = e
-	}
-	return e.v, ok
-}
-
-func (g *gen[K, V]) put(k K, v V) {
-	if g.added >= g.limit {
-		g.cur++
-		g.added = 0
-		for k, e := range g.m {
-			if g.cur-e.gen > 1 {
-				delete(g.m, k)
-			}
-		}
-	}
-	g.m[k] = entry[V]{v: v, gen: g.cur}
-	g.added++
 }
