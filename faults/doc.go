@@ -38,9 +38,9 @@
 //   - the soak (soak_integration_test.go, make soak): the faults in random
 //     order for an hour with a writer, an informer and a controller alive,
 //     the process's heap, goroutines and sockets sampled every 10 s and
-//     their growth bounded (the informers share no values between cached
-//     objects there unless KUBEGO_SOAK_SHARING=on: their sharing tables
-//     fill to a bound over hours, which would hide a leak).
+//     their growth bounded (the informers share values between cached
+//     objects, as by default; KUBEGO_SOAK_SHARING=off turns that off, to
+//     tell a rise of their sharing tables from other owners').
 //
 // Every test stops by itself within about a minute and uses loopback
 // only; those that need the control plane are skipped under -short. Scenarios too slow for `make test` run only

@@ -62,11 +62,13 @@ func (e *Events) Trim(protobuf bool, raw []byte) []byte {
 func (e *Events) Share() *dedup.Table { return e.hints.Share }
 
 // Unmarshal decodes the protobuf message raw into obj by plan, sharing its
-// strings and maps through t while it holds t for this one message. handled
-// is false, and obj untouched, when obj's type has no plan (see
-// protodec.Decoder.Unmarshal).
+// strings and maps through t while it holds t for this one message; its
+// values count as met in the object of the namespace and name read from
+// raw (see dedup.Table). handled is false, and obj untouched, when obj's
+// type has no plan (see protodec.Decoder.Unmarshal).
 func Unmarshal(d *protodec.Decoder, raw []byte, obj any, t *dedup.Table) (handled bool, err error) {
-	s := t.Begin()
+	ns, name, _, _ := wire.Identity(raw)
+	s := t.Begin(ns, name)
 	defer s.End()
 	return d.Unmarshal(raw, obj, s)
 }

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"strconv"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -88,24 +89,38 @@ func TestEventsTrim(t *testing.T) {
 }
 
 func TestUnmarshalSharesThroughTheTable(t *testing.T) {
-	var d protodec.Decoder
-	tab := dedup.New(dedup.Options{})
-	raw, err := cm("a", "1").Marshal()
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name   string
+		names  [3]string
+		shared bool
+	}{
+		{"equal values of different objects are shared", [3]string{"a", "b", "c"}, true},
+		// Unmarshal names the object to the table: values met only in
+		// versions of one object are not kept for it.
+		{"equal values of one object's versions are not", [3]string{"a", "a", "a"}, false},
 	}
-	var objs [3]corev1.ConfigMap
-	for i := range objs {
-		if ok, err := Unmarshal(&d, raw, &objs[i], tab); !ok || err != nil {
-			t.Fatalf("Unmarshal = %v, %v", ok, err)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d protodec.Decoder
+			tab := dedup.New(dedup.Options{})
+			var objs [3]corev1.ConfigMap
+			for i := range objs {
+				raw, err := cm(tt.names[i], strconv.Itoa(i+1)).Marshal()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok, err := Unmarshal(&d, raw, &objs[i], tab); !ok || err != nil {
+					t.Fatalf("Unmarshal = %v, %v", ok, err)
+				}
+			}
+			if len(objs[2].Data) != 1 || objs[1].Data["k"] != "v" || objs[2].Name != tt.names[2] {
+				t.Fatal("decoded wrong")
+			}
+			// Values are shared from their second sighting on.
+			if got := layout.SameMap(objs[1].Data, objs[2].Data); got != tt.shared {
+				t.Fatalf("data maps shared = %v, want %v", got, tt.shared)
+			}
+			tab.Object(&corev1.ConfigMap{}) // the table is free again
+		})
 	}
-	// Values are shared from their second sighting on.
-	if len(objs[2].Data) != 1 || objs[1].Data["k"] != "v" {
-		t.Fatal("decoded wrong")
-	}
-	if !layout.SameMap(objs[1].Data, objs[2].Data) {
-		t.Fatal("equal data maps decoded through one table are not shared")
-	}
-	tab.Object(&corev1.ConfigMap{}) // the table is free again
 }

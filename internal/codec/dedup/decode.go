@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/maphash"
 	"reflect"
+	"unsafe"
 )
 
 // This file is the Table seen by a decoder (internal/codec/protodec.Sharer):
@@ -23,11 +24,18 @@ type rawMap struct {
 type Session struct{ t *Table }
 
 // Begin holds the table for one decoder until End is called on the
-// returned Session.
-func (t *Table) Begin() Session {
+// returned Session. namespace and name are those of the object decoded:
+// its values count as met in that object (see [Table]); an empty name is
+// an object of unknown name, whose values count as met in every other
+// object. Begin does not keep them.
+func (t *Table) Begin(namespace, name []byte) Session {
 	t.mu.Lock()
+	t.meet(t.ownerOf(transient(namespace), transient(name)))
 	return Session{t}
 }
+
+// transient views b as a string without copying, for hashing only.
+func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // End releases the table.
 func (s Session) End() { s.t.mu.Unlock() }
@@ -61,16 +69,22 @@ func (t *Table) shareBytes(site uint32, b []byte) string {
 		return string(b)
 	}
 	h := maphash.Bytes(t.seed, b)
-	if !t.recurring(h) {
+	met, elsewhere := t.recurring(h)
+	if !met {
 		st.note(false)
 		return string(b)
 	}
-	st.note(true)
 	if c, ok := t.strs.get(string(b)); ok { // no allocation: a lookup
+		st.note(true)
 		return c
 	}
+	// A value that recurred only in its own object counts as not
+	// recurring: a field of per-object values (addresses, IDs) rests.
+	st.note(elsewhere)
 	s := string(b)
-	t.strs.put(s, s)
+	if elsewhere {
+		t.strs.put(s, s)
+	}
 	return s
 }
 
@@ -84,22 +98,24 @@ func (t *Table) sharedMap(site uint32, typ reflect.Type, raw []byte) (reflect.Va
 		return reflect.Value{}, false
 	}
 	h := maphash.Bytes(t.seed, raw)
-	again := t.recurring(h)
-	st.note(again)
-	t.lastRaw, t.lastAgain = h, again
-	if !again {
+	met, elsewhere := t.recurring(h)
+	t.lastRaw, t.lastAgain = h, elsewhere
+	if !met {
+		st.note(false)
 		return reflect.Value{}, false
 	}
 	e, ok := t.raws.get(mapKey{t: typ, h: h})
 	if !ok || e.raw != string(raw) {
+		st.note(elsewhere)
 		return reflect.Value{}, false
 	}
+	st.note(true)
 	return e.m, true
 }
 
 func (t *Table) keepMap(typ reflect.Type, raw []byte, m reflect.Value) {
-	// Keep only what was met before: the sharedMap call that missed
-	// just now said whether raw recurs.
+	// Keep only what was met before in another object: the sharedMap
+	// call that missed just now said whether raw recurs so.
 	if !t.lastAgain || len(raw) > maxRawMap {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"math/rand"
 	"reflect"
 	"sort"
+	"strconv"
 	"testing"
 	"unsafe"
 
@@ -101,20 +102,21 @@ func perObjectAliases(a, b any) []string {
 }
 
 // checkShared decodes b four times, shares three of the copies through one
-// table (the third meets every recurring value a second time) and updates
-// the fourth side by side with the second, and holds them to the contract:
-// what they mean does not change, per-object fields stay apart, and a
-// second walk changes nothing. It returns whether anything was shared.
+// table as three objects of different names (the third meets every
+// recurring value a second time) and updates the fourth side by side with
+// the second, as its next version, and holds them to the contract: what
+// they mean does not change, per-object fields stay apart, and a second
+// walk changes nothing. It returns whether anything was shared.
 func checkShared(t testing.TB, typ reflect.Type, b []byte) (shared bool) {
 	t.Helper()
 	want := decodeFresh(t, typ, b)
 	tab := New(Options{})
 	objs := []any{decodeFresh(t, typ, b), decodeFresh(t, typ, b), decodeFresh(t, typ, b)}
-	for _, o := range objs {
-		tab.Object(o)
+	for i, o := range objs {
+		asObject(o, i, tab.Object)
 	}
 	like := decodeFresh(t, typ, b)
-	tab.ObjectLike(like, objs[1])
+	asObject(like, 1, func(o any) { tab.ObjectLike(o, objs[1]) })
 	for i, o := range append(objs, like) {
 		if !equality.Semantic.DeepEqual(o, want) {
 			t.Fatalf("%s: copy %d means something else after sharing:\n got %+v\nwant %+v", typ, i, o, want)
@@ -132,6 +134,24 @@ func checkShared(t testing.TB, typ reflect.Type, b []byte) (shared bool) {
 		t.Fatalf("%s: a second walk changed the object", typ)
 	}
 	return anyStringShared(reflect.ValueOf(objs[1]), reflect.ValueOf(objs[2]))
+}
+
+// asObject runs share on o named as object i (a suffix to its name, when
+// it has one), then gives o its name back. The values of copies named
+// alike would count as recurring in one object only, and stay unshared.
+func asObject(o any, i int, share func(any)) {
+	n, ok := o.(interface {
+		GetName() string
+		SetName(string)
+	})
+	if !ok {
+		share(o)
+		return
+	}
+	name := n.GetName()
+	n.SetName(name + "#" + strconv.Itoa(i))
+	share(o)
+	n.SetName(name)
 }
 
 // anyStringShared reports whether some non-empty string of x points to the

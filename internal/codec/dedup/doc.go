@@ -24,15 +24,30 @@
 // in an informer cache are read-only by contract (the mutation detector
 // checks it under test), which is exactly where a Table is used.
 //
-// A value enters the table the second time it is met (a small array of
-// hash tags remembers what was met recently), so values that never recur —
-// names, hashes, per-object settings — cost one hash and no map operation,
-// and the first copy of a recurring value stays with its object. The table
-// forgets by generation: every entry is stamped with the generation in
-// which it was last used, a new generation starts after a bounded number of
-// insertions, and entries unused for a whole generation are dropped. Memory
-// held by the table alone is therefore bounded, and dropping a value from
-// the table never changes an object.
+// A value enters the table the second time it is met, in another object
+// than the one it was met in last (a small array of hash tags remembers
+// what was met recently, and in which object: its namespace and name, from
+// [Table.Begin] or from the object given to [Table.Object]). Values that
+// never recur — names, hashes, per-object settings — cost one hash and no
+// map operation, and the first copy of a recurring value stays with its
+// object. Values that recur only in the versions of their own object — an
+// address or ID kept from one update to the next, or the data of a
+// ConfigMap rewritten every few seconds, met in the write's event and in
+// the next event of that object — never enter it: sharing them between
+// versions saves no memory, since a cache holds one version of each
+// object, and keeping them would hold the values of every past write until
+// they age out. A value already in the table is still shared with every
+// object that meets it.
+//
+// The table forgets by generation: every entry is stamped with the
+// generation in which it was last used, a new generation starts after a
+// bounded number of insertions, and entries unused for a whole generation
+// are dropped. A generation's size follows the number of objects the table
+// has met (a few strings and maps per object, up to the limits of
+// [Options]), so that a table serving a few dozen objects whose shared
+// values keep changing holds a few hundred values no object holds any
+// more, not tens of thousands. Memory held by the table alone is therefore
+// bounded, and dropping a value from the table never changes an object.
 //
 // A decoder can share values before it allocates them: a [Session]
 // ([Table.Begin]) looks a string up by its bytes and a map by the bytes of

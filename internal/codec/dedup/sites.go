@@ -5,7 +5,10 @@ package dedup
 // Looking a value up costs a hash and a probe of the recently-met tags;
 // for a field whose values never recur that is pure cost. A decoder names
 // the field of each value (its site), and the table keeps, per site, a
-// count of the values looked up and of those met before. After each
+// count of the values looked up and of those that recurred: found in the
+// table, or met before in another object (a value met again only in its
+// own object, such as an address kept from one version to the next,
+// counts as not recurring). After each
 // sample of siteSample lookups, a site where fewer than one in
 // siteMinRecur recurred rests: its next values are decoded without a
 // lookup, siteRest of them after the first such sample, twice as many

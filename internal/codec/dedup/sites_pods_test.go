@@ -55,7 +55,7 @@ func TestSitesOnPods(t *testing.T) {
 			var last [2]*corev1.Pod
 			for i := range pods {
 				var p corev1.Pod
-				s := tab.Begin()
+				s := tab.Begin([]byte("ns"), fmt.Appendf(nil, "pod-%d", i))
 				_, err := d.Unmarshal(sitesPod(i, tt.unique), &p, s)
 				s.End()
 				if err != nil {

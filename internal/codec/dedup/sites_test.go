@@ -87,7 +87,7 @@ func TestSites(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := New(Options{}).Begin()
+			s := New(Options{}).Begin(nil, nil)
 			defer s.End()
 			if got := tt.run(s); got != tt.want {
 				t.Fatalf("shared = %v, want %v", got, tt.want)

@@ -21,16 +21,17 @@ const (
 
 	defaultStrings = 1 << 14
 	defaultMaps    = 1 << 12
-	seenSlots      = 1 << 14 // a power of two
+	seenPairs      = 1 << 13 // a power of two
 )
 
 // Options sizes a [Table]. The zero value is valid.
 type Options struct {
-	// Strings is how many distinct strings one generation remembers;
-	// 0 means 16384.
+	// Strings is the most distinct strings one generation remembers;
+	// 0 means 16384. A table that has met few objects remembers fewer
+	// (see [Table]).
 	Strings int
-	// Maps is how many distinct maps one generation remembers; 0 means
-	// 4096.
+	// Maps is the most distinct maps one generation remembers; 0 means
+	// 4096. A table that has met few objects remembers fewer.
 	Maps int
 }
 
@@ -46,11 +47,20 @@ type Table struct {
 	lastAgain bool
 	maps      gen[mapKey, reflect.Value]
 	seed      maphash.Seed
-	// seen holds a tag of the hash of recently met values, so that a value
-	// enters the tables only when met a second time: values that never
-	// recur (names, hashes, per-object settings) then cost one hash and
-	// no map operation, and the tables stay small.
-	seen []uint32
+	// seen holds, per recently met value, a tag of its hash and the
+	// owner that met it last (see recurring), so that a value enters the
+	// tables only when met a second time, in another object: values that
+	// never recur (names, hashes, per-object settings) then cost one hash
+	// and no map operation, values that recur only in the next versions
+	// of their own object (a ConfigMap rewritten) are not kept for
+	// objects that no longer hold them, and the tables stay small.
+	seen [][2]uint32
+	// owner names the object being decoded or walked (ownerOf); 0 is an
+	// object of unknown name.
+	owner uint16
+	// objects counts the objects met, which sizes the generations
+	// (gen.go).
+	objects objects
 	// sites learns, per decoded field, whether its values recur
 	// (sites.go).
 	sites sites
@@ -73,21 +83,23 @@ func New(opts Options) *Table {
 	if opts.Maps <= 0 {
 		opts.Maps = defaultMaps
 	}
-	return &Table{
-		strs:  newGen[string, string](opts.Strings),
-		maps:  newGen[mapKey, reflect.Value](opts.Maps),
-		raws:  newGen[mapKey, rawMap](opts.Maps),
+	t := &Table{
 		seed:  maphash.MakeSeed(),
-		seen:  make([]uint32, seenSlots),
+		seen:  make([][2]uint32, seenPairs),
 		plans: map[reflect.Type]*plan{},
 	}
+	t.strs = newGen[string, string](opts.Strings, minStrings, stringsPerObject, &t.objects)
+	t.maps = newGen[mapKey, reflect.Value](opts.Maps, minMaps, mapsPerObject, &t.objects)
+	t.raws = newGen[mapKey, rawMap](opts.Maps, minMaps, mapsPerObject, &t.objects)
+	return t
 }
 
 // Object replaces, in place, the values of obj that equal values seen
 // before by shared copies. obj must be a non-nil pointer to a struct that
 // nobody else holds yet; anything else is left alone. Object never changes
 // what obj means: every field compares equal (reflect.DeepEqual) before and
-// after.
+// after. When obj has a name (GetNamespace and GetName, as every API
+// object), its values count as met in that object (see [Table]).
 func (t *Table) Object(obj any) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
@@ -99,6 +111,7 @@ func (t *Table) Object(obj any) {
 	if p == nil {
 		return
 	}
+	t.meet(t.ownerOfObject(obj))
 	t.walk(v.UnsafePointer(), p)
 }
 
@@ -122,6 +135,7 @@ func (t *Table) ObjectLike(obj, prev any) {
 	if p == nil {
 		return
 	}
+	t.meet(t.ownerOfObject(obj))
 	t.walkLike(v.UnsafePointer(), pv.UnsafePointer(), p)
 }
 
@@ -135,28 +149,94 @@ func (t *Table) shareString(s string) string {
 
 // str is String for a string whose hash h is known.
 func (t *Table) str(s string, h uint64) string {
-	if len(s) == 0 || len(s) > MaxStringLen || !t.recurring(h) {
+	if len(s) == 0 || len(s) > MaxStringLen {
+		return s
+	}
+	met, elsewhere := t.recurring(h)
+	if !met {
 		return s
 	}
 	if c, ok := t.strs.get(s); ok {
 		return c
 	}
-	t.strs.put(s, s)
+	if elsewhere {
+		t.strs.put(s, s)
+	}
 	return s
 }
 
-// recurring reports whether a value of hash h was met recently, and notes
-// that it was. It may answer false for a value met before (its slot was
-// taken by another since) and, rarely, true for a new one; either only
-// decides whether the tables are consulted, never what is shared.
-func (t *Table) recurring(h uint64) bool {
-	slot := &t.seen[h&(seenSlots-1)]
-	tag := uint32(h>>32) | 1
-	if *slot == tag {
-		return true
+// recurring reports whether a value of hash h was met recently (met), and
+// whether it was last met in another object than the current owner's, or
+// either's name is unknown (elsewhere); it notes that the current owner
+// met it. Only a value met elsewhere enters the tables: one that recurs
+// only in the next versions of its own object would be kept for a
+// generation or two after the object stopped holding it, and sharing it
+// saves no memory. It may answer false for a value met before (its slot
+// was taken by another since) and, rarely, true for a new one or
+// elsewhere for the same object (tags and owners are hashes); either only
+// decides whether the tables are consulted or added to, never what is
+// shared.
+//
+// Each hash has two slots, the value met last first: two values that
+// recur in turn and fall on the same slots both stay (with one slot each,
+// they would push each other out and never be seen to recur, nor be
+// found in the tables).
+func (t *Table) recurring(h uint64) (met, elsewhere bool) {
+	pair := &t.seen[h&(seenPairs-1)]
+	tag := uint32(h>>32)&^ownerMask | tagBit
+	var old uint32
+	switch {
+	case pair[0]&^ownerMask == tag:
+		old = pair[0]
+	case pair[1]&^ownerMask == tag:
+		old = pair[1]
+		pair[1] = pair[0]
+	default:
+		pair[1] = pair[0]
+		pair[0] = tag | uint32(t.owner)
+		return false, false
 	}
-	*slot = tag
-	return false
+	pair[0] = tag | uint32(t.owner)
+	o := uint16(old)
+	return true, o != t.owner || o == 0
+}
+
+const (
+	ownerMask = 1<<16 - 1 // the owner's bits of a seen slot
+	tagBit    = 1 << 16   // set in every tag: an empty slot matches none
+)
+
+// meet makes owner the owner of the values met next, and counts it.
+func (t *Table) meet(owner uint16) {
+	t.owner = owner
+	t.objects.add(owner)
+}
+
+// ownerOf returns the owner of the values of the object namespace/name:
+// a hash, never 0 for a named object; 0 when name is empty.
+func (t *Table) ownerOf(namespace, name string) uint16 {
+	if name == "" {
+		return 0
+	}
+	h := mix(maphash.String(t.seed, namespace), maphash.String(t.seed, name))
+	if o := uint16(h >> 48); o != 0 {
+		return o
+	}
+	return 1
+}
+
+// ownerOfObject is ownerOf for an API object; 0 when obj has no name.
+func (t *Table) ownerOfObject(obj any) uint16 {
+	if o, ok := obj.(named); ok {
+		return t.ownerOf(o.GetNamespace(), o.GetName())
+	}
+	return 0
+}
+
+// named is what an API object tells of its identity.
+type named interface {
+	GetNamespace() string
+	GetName() string
 }
 
 // shareStringMap returns a map equal to m, shared with earlier calls when an
@@ -181,8 +261,8 @@ func (t *Table) shareStringMap(m map[string]string) map[string]string {
 		n++
 	}
 	key := mapKey{t: stringMapType, h: h}
-	again := t.recurring(h)
-	if again {
+	met, elsewhere := t.recurring(h)
+	if met {
 		if c, ok := t.maps.get(key); ok {
 			if cm := c.Interface().(map[string]string); maps.Equal(cm, m) {
 				return cm
@@ -197,7 +277,7 @@ func (t *Table) shareStringMap(m map[string]string) map[string]string {
 			m[k] = v
 		}
 	}
-	if again {
+	if elsewhere {
 		t.maps.put(key, reflect.ValueOf(m))
 	}
 	return m
@@ -222,47 +302,4 @@ func mix(k, v uint64) uint64 {
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 29
 	return x
-}
-
-// gen is a map of bounded size that forgets what is not used: entries are
-// stamped with the generation in which they were last used; after every
-// limit insertions a new generation starts and entries not used in the
-// current or the previous generation are dropped. A hit costs one lookup.
-type gen[K comparable, V any] struct {
-	limit int
-	m     map[K]entry[V]
-	cur   uint32
-	added int
-}
-
-type entry[V any] struct {
-	v   V
-	gen uint32
-}
-
-func newGen[K comparable, V any](limit int) gen[K, V] {
-	return gen[K, V]{limit: limit, m: make(map[K]entry[V])}
-}
-
-func (g *gen[K, V]) get(k K) (V, bool) {
-	e, ok := g.m[k]
-	if ok && e.gen != g.cur {
-		e.gen = g.cur
-		g.m[k] = e
-	}
-	return e.v, ok
-}
-
-func (g *gen[K, V]) put(k K, v V) {
-	if g.added >= g.limit {
-		g.cur++
-		g.added = 0
-		for k, e := range g.m {
-			if g.cur-e.gen > 1 {
-				delete(g.m, k)
-			}
-		}
-	}
-	g.m[k] = entry[V]{v: v, gen: g.cur}
-	g.added++
 }

@@ -318,7 +318,7 @@ func BenchmarkObjectLikeUpdate(b *testing.B) {
 func TestTableIsADecoderSharer(t *testing.T) {
 	var _ protodec.Sharer = Session{}
 	tab := New(Options{})
-	sess := tab.Begin()
+	sess := tab.Begin(nil, nil) // an object of unknown name
 	defer sess.End()
 	a, b := sess.ShareBytes(0, []byte("nginx:1.27")), sess.ShareBytes(0, []byte("nginx:1.27"))
 	c := sess.ShareBytes(0, []byte("nginx:1.27"))

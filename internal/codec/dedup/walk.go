@@ -186,8 +186,8 @@ func (t *Table) shareResourceList(m corev1.ResourceList) corev1.ResourceList {
 		n++
 	}
 	key := mapKey{t: resourceListType, h: h}
-	again := t.recurring(h)
-	if again {
+	met, elsewhere := t.recurring(h)
+	if met {
 		if c, ok := t.maps.get(key); ok {
 			if cm := c.Interface().(corev1.ResourceList); sameQuantities(m, cm) {
 				return cm
@@ -199,7 +199,7 @@ func (t *Table) shareResourceList(m corev1.ResourceList) corev1.ResourceList {
 		// Storing the copy stores its computed string too.
 		m[corev1.ResourceName(t.shareString(string(e.n)))] = e.k
 	}
-	if again {
+	if elsewhere {
 		t.maps.put(key, reflect.ValueOf(m))
 	}
 	return m
@@ -243,7 +243,7 @@ func (t *Table) reflectMap(v reflect.Value, quantities bool) {
 		}
 		return
 	}
-	again := t.recurring(h)
+	_, elsewhere := t.recurring(h)
 	keyType, elemType := v.Type().Key(), v.Type().Elem()
 	for it := v.MapRange(); it.Next(); {
 		k := reflect.ValueOf(t.shareString(it.Key().String())).Convert(keyType)
@@ -253,7 +253,7 @@ func (t *Table) reflectMap(v reflect.Value, quantities bool) {
 		}
 		v.SetMapIndex(k, e)
 	}
-	if again {
+	if elsewhere {
 		t.maps.put(key, reflect.ValueOf(v.Interface()))
 	}
 }
