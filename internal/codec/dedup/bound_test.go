@@ -23,18 +23,7 @@ type sharePath struct {
 
 var sharePaths = []sharePath{
 	{"decoded through a session", func(t *testing.T, tab *Table, next, _ *corev1.ConfigMap) *corev1.ConfigMap {
-		raw, err := next.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got corev1.ConfigMap
-		s := tab.Begin([]byte(next.Namespace), []byte(next.Name))
-		_, err = sharingDecoder.Unmarshal(raw, &got, s)
-		s.End()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &got
+		return decodeShared(t, tab, next)
 	}},
 	{"walked after decoding", func(_ *testing.T, tab *Table, next, _ *corev1.ConfigMap) *corev1.ConfigMap {
 		next = next.DeepCopy() // fresh allocations, as a decoder's
@@ -53,6 +42,29 @@ var sharePaths = []sharePath{
 }
 
 var sharingDecoder protodec.Decoder
+
+// decodeShared decodes obj's protobuf encoding through a session of tab
+// that knows the object's identity, as an informer's decoder does.
+func decodeShared[T any, P interface {
+	*T
+	Marshal() ([]byte, error)
+	GetNamespace() string
+	GetName() string
+}](t *testing.T, tab *Table, obj P) P {
+	t.Helper()
+	raw, err := obj.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := P(new(T))
+	s := tab.Begin([]byte(obj.GetNamespace()), []byte(obj.GetName()))
+	_, err = sharingDecoder.Unmarshal(raw, got, s)
+	s.End()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
 
 // soakConfigMap is version i of ConfigMap name as the soak's writer and
 // controller leave it: the data written, and, when marked, the
@@ -227,18 +239,7 @@ func TestValuesOfManyObjectsAreShared(t *testing.T) {
 	}
 	paths := map[string]func(tab *Table, next, prev *corev1.Pod) *corev1.Pod{
 		"decoded through a session": func(tab *Table, next, _ *corev1.Pod) *corev1.Pod {
-			raw, err := next.Marshal()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got corev1.Pod
-			s := tab.Begin([]byte(next.Namespace), []byte(next.Name))
-			_, err = sharingDecoder.Unmarshal(raw, &got, s)
-			s.End()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return &got
+			return decodeShared(t, tab, next)
 		},
 		"walked after decoding": func(tab *Table, next, _ *corev1.Pod) *corev1.Pod {
 			tab.Object(next)
