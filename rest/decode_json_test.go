@@ -138,6 +138,16 @@ func FuzzJSONDecodeMatchesTheSerializer(f *testing.F) {
 	})
 }
 
+// jsonDecoders are the two ways the JSON benchmarks decode: apimachinery's
+// serializer, and the client's own decode.
+var jsonDecoders = []struct {
+	name   string
+	decode func([]byte, runtime.Object) error
+}{
+	{"serializer", func(d []byte, o runtime.Object) error { return serializerDecode(testCodecClient, d, o) }},
+	{"decode", func(d []byte, o runtime.Object) error { return testCodecClient.decode(d, mediaJSON, o) }},
+}
+
 // BenchmarkDecodeJSONPodList decodes 500 realistic Pods from JSON into a
 // typed list, by the serializer (the former path) and by decode.
 func BenchmarkDecodeJSONPodList(b *testing.B) {
@@ -146,13 +156,7 @@ func BenchmarkDecodeJSONPodList(b *testing.B) {
 		b.Fatal(err)
 	}
 	data := buf.Bytes()
-	for _, bc := range []struct {
-		name   string
-		decode func([]byte, runtime.Object) error
-	}{
-		{"serializer", func(d []byte, o runtime.Object) error { return serializerDecode(testCodecClient, d, o) }},
-		{"decode", func(d []byte, o runtime.Object) error { return testCodecClient.decode(d, mediaJSON, o) }},
-	} {
+	for _, bc := range jsonDecoders {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
@@ -183,13 +187,7 @@ func BenchmarkDecodeJSONUnstructured(b *testing.B) {
 	}
 	spec.WriteString(`}}`)
 	data := []byte(spec.String())
-	for _, bc := range []struct {
-		name   string
-		decode func([]byte, runtime.Object) error
-	}{
-		{"serializer", func(d []byte, o runtime.Object) error { return serializerDecode(testCodecClient, d, o) }},
-		{"decode", func(d []byte, o runtime.Object) error { return testCodecClient.decode(d, mediaJSON, o) }},
-	} {
+	for _, bc := range jsonDecoders {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()

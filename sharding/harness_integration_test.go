@@ -498,3 +498,12 @@ func moved(before, after map[string]string) int {
 	}
 	return n
 }
+
+// noOverlaps fails t if any object was reconciled by two replicas at
+// overlapping times.
+func (c *cluster) noOverlaps(t *testing.T) {
+	t.Helper()
+	if o := c.rec.overlaps(); len(o) > 0 {
+		t.Fatalf("%d reconciles overlapped on another replica, e.g. %s", len(o), o[0])
+	}
+}

@@ -105,9 +105,7 @@ func TestIntegrationRing(t *testing.T) {
 		owners = after
 	}
 
-	if o := cl.rec.overlaps(); len(o) > 0 {
-		t.Fatalf("%d reconciles overlapped on another replica, e.g. %s", len(o), o[0])
-	}
+	cl.noOverlaps(t)
 	t.Logf("overlap check: %d reconciles, none of one object by two replicas at once", cl.rec.count())
 }
 
@@ -178,8 +176,6 @@ func TestIntegrationRestartWithTheSameIdentityWaitsForTheFence(t *testing.T) {
 		return n >= len(after)/3
 	})
 	cl.shares(after, 0.25)
-	if o := cl.rec.overlaps(); len(o) > 0 {
-		t.Fatalf("%d reconciles overlapped on another replica, e.g. %s", len(o), o[0])
-	}
+	cl.noOverlaps(t)
 	t.Logf("overlap check: %d reconciles, none of one object by two replicas at once", cl.rec.count())
 }

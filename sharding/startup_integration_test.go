@@ -100,9 +100,7 @@ func TestIntegrationStartOnLabelledObjects(t *testing.T) {
 			t.Errorf("%s's Lease is held by %q", id, h)
 		}
 	}
-	if o := cl.rec.overlaps(); len(o) > 0 {
-		t.Fatalf("%d reconciles overlapped on another replica, e.g. %s", len(o), o[0])
-	}
+	cl.noOverlaps(t)
 }
 
 // A replica cut off and restarted at once under the same identity, before
@@ -130,9 +128,7 @@ func TestIntegrationRestartBeforeTheLeaseExpiresKeepsTheObjects(t *testing.T) {
 	if h := cl.holderOf(t, "r1"); h != "r1" {
 		t.Errorf("r1's Lease is held by %q", h)
 	}
-	if o := cl.rec.overlaps(); len(o) > 0 {
-		t.Fatalf("%d reconciles overlapped on another replica, e.g. %s", len(o), o[0])
-	}
+	cl.noOverlaps(t)
 }
 
 // A replica that keeps its Lease when it stops (KeepLeaseOnStop), stopped
@@ -162,9 +158,7 @@ func TestIntegrationRollingRestartKeepingTheLeaseMovesNothing(t *testing.T) {
 		t.Errorf("%d objects changed owner", m)
 	}
 	cl.onlyBy(t, owners)
-	if o := cl.rec.overlaps(); len(o) > 0 {
-		t.Fatalf("%d reconciles overlapped on another replica, e.g. %s", len(o), o[0])
-	}
+	cl.noOverlaps(t)
 }
 
 // The Lease of a replica that stopped, once its objects have moved and its

@@ -65,10 +65,11 @@ type Queue[K comparable] struct {
 	// as the number of busy workers, rather than in the index.
 	held []heldSlot
 	// ready holds the slots (in keys) of the keys waiting for a worker,
-	// oldest first. Each key is in it at most once.
+	// oldest first in each lane (one lane without Options.Lane). Each
+	// key is in it at most once.
 	ready lanes[uint32]
 	// low holds the keys added with AddLow and not taken yet, oldest
-	// first, outside the table: lowSeq maps each such key to the number
+	// first in each lane, outside the table: lowSeq maps each such key to the number
 	// of its one live entry in low; an entry with another number is stale
 	// (its key was promoted by Add, or taken and added again).
 	low     lanes[lowEntry[K]]
