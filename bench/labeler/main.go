@@ -1,4 +1,4 @@
-// Command labeler runs the controller scenario of the README's table: the labeler
+// Command labeler runs the controller scenario of the bench suite: the labeler
 // controller (examples/labeler) on N Deployments, against a bare update
 // loop doing the same writes with the same client, on a local control plane
 // (testenv), and prints one JSON line per run plus a summary.
