@@ -56,7 +56,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 
 // Setup adds the controller to mgr.
 func Setup(mgr *manager.Manager) (*controller.Controller, error) {
-	deployments, err := manager.Reader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
+	deployments, err := informer.NewReader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -68,8 +68,8 @@ func Setup(mgr *manager.Manager) (*controller.Controller, error) {
 			kinds:       mgr.Client(),
 		},
 		Sources: []controller.Source{
-			controller.For[*appsv1.Deployment](controller.SourceOptions{}),
-			controller.Owns[*corev1.ConfigMap](controller.SourceOptions{}), // a changed or deleted ConfigMap requeues its Deployment
+			controller.For[*appsv1.Deployment]{},
+			controller.Owns[*corev1.ConfigMap]{}, // a changed or deleted ConfigMap requeues its Deployment
 		},
 	})
 }
