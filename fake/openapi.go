@@ -3,13 +3,13 @@ package fake
 import (
 	"bytes"
 	"crypto/sha512"
-	_ "embed"
 	"encoding/json"
 	"fmt"
-	"github.com/kubego/kubego/internal/openapicapture"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/kubego/kubego/internal/openapicapture"
 )
 
 const (

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/kubego/kubego/internal/openapicapture"
 	"net/url"
 	"os"
 	"reflect"
@@ -23,6 +22,8 @@ import (
 	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
+
+	"github.com/kubego/kubego/internal/openapicapture"
 )
 
 // updateCapture rewrites what the fake copies from kube-apiserver (the

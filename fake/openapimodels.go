@@ -3,7 +3,6 @@ package fake
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/kubego/kubego/internal/openapicapture"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -12,6 +11,8 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/kubego/kubego/internal/openapicapture"
 )
 
 // modelSchema is the structured-merge-diff schema of the models of one
