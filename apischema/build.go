@@ -309,7 +309,11 @@ func (b *builder) fields(s *Schema, t reflect.Type, path string, resource bool) 
 				return err
 			}
 		}
-		flags, terr := applyTag(fs, f.Tag.Get(TagKey))
+		kubeTag, ok := f.Tag.Lookup(TagKey)
+		if !ok && strings.Contains(string(f.Tag), TagKey+":") {
+			return &DeclarationError{Type: t, Field: f.Name, Declaration: string(f.Tag), Reason: "not a well-formed struct tag (a backslash in a value is written \\\\)"}
+		}
+		flags, terr := applyTag(fs, kubeTag)
 		if terr != nil {
 			return &DeclarationError{Type: t, Field: f.Name, Declaration: terr.entry, Reason: terr.reason}
 		}

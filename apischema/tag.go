@@ -11,10 +11,12 @@ import (
 
 // TagKey is the struct tag this package reads declarations from:
 //
-//	Schedule string `json:"schedule" kube:"minLength=1;pattern=^\S+( \S+){4}$"`
+//	Schedule string `json:"schedule" kube:"minLength=1;pattern=^\\S+( \\S+){4}$"`
 //
-// A tag is a list of entries separated by ";" (a ";" inside a value is
-// written "\;"), each a flag ("nullable") or key=value. Lists inside a
+// A struct tag's value is a Go string literal, so a backslash in it is
+// written twice (as above); a tag that is not well formed is an error, not
+// an empty declaration. A tag is a list of entries separated by ";" (a ";" inside a value is
+// written "\\;" in the struct tag), each a flag ("nullable") or key=value. Lists inside a
 // value are separated by "|" ("enum=A|B", "listMapKeys=name|port").
 // Values are read as the field's JSON type: "default=5" is the number 5
 // on an integer field and the string "5" on a string field; objects and
