@@ -220,6 +220,7 @@ func (b *builder) kindSchema(t reflect.Type, path string, embedded bool) (*Schem
 		if err != nil {
 			return nil, err
 		}
+		items.Nullable = items.Nullable || canBeNull(t.Elem())
 		return &Schema{Type: "array", Items: items}, nil
 	case reflect.Array:
 		items, err := b.schema(t.Elem(), path+"[*]", false)
@@ -239,6 +240,7 @@ func (b *builder) kindSchema(t reflect.Type, path string, embedded bool) (*Schem
 		if err != nil {
 			return nil, err
 		}
+		values.Nullable = values.Nullable || canBeNull(t.Elem())
 		return &Schema{Type: "object", AdditionalProperties: values}, nil
 	case reflect.Struct:
 		if b.visiting[t] {
@@ -331,11 +333,16 @@ func (b *builder) fields(s *Schema, t reflect.Type, path string, resource bool) 
 			}
 			fs.Validations = append(fs.Validations, fd.Validations...)
 		}
+		omitted := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
+		if !omitted && canBeNull(f.Type) {
+			// encoding/json writes null for a nil value: keep it, as the
+			// server would otherwise drop the field.
+			fs.Nullable = true
+		}
 		if _, dup := s.Properties[name]; dup {
 			return &TypeError{Type: t, Path: p, Reason: "two fields have the JSON name " + name}
 		}
 		s.Properties[name] = fs
-		omitted := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
 		required := flags.required || (!flags.optional && !omitted && f.Type.Kind() != reflect.Pointer)
 		if required && !(resource && (name == "metadata" || name == "apiVersion" || name == "kind")) {
 			s.Required = append(s.Required, name)
@@ -461,4 +468,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// canBeNull reports whether encoding/json writes null for some value of t
+// (a nil pointer, slice, map or interface).
+func canBeNull(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return true
+	case reflect.Slice, reflect.Map:
+		return !t.Implements(jsonMarshaler) || t == rawMessageType
+	}
+	return false
 }

@@ -63,7 +63,6 @@ type SampleSpec struct {
 	Selector  *metav1.LabelSelector       `json:"selector,omitempty"`
 	Inline    `json:",inline"`
 	Skipped   string `json:"-"`
-	hidden    string //nolint:unused // unexported: no schema
 
 	// Declarations.
 	Color     Color             `json:"color,omitempty"`
