@@ -99,7 +99,9 @@ func Type(t reflect.Type, opts Options) (*Schema, error) {
 // as Type, with what kube-apiserver expects at the root of a custom
 // resource: t is a struct with metav1.TypeMeta inline and a metav1.ObjectMeta
 // field "metadata", which is only "type: object" (the server validates
-// metadata itself). t not of that shape is a *TypeError.
+// metadata itself); apiVersion, kind, metadata and status are never
+// required (a create through a status subresource drops status). t not of
+// that shape is a *TypeError.
 func Resource(t reflect.Type, opts Options) (*Schema, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -344,7 +346,7 @@ func (b *builder) fields(s *Schema, t reflect.Type, path string, resource bool) 
 		}
 		s.Properties[name] = fs
 		required := flags.required || (!flags.optional && !omitted && f.Type.Kind() != reflect.Pointer)
-		if required && !(resource && (name == "metadata" || name == "apiVersion" || name == "kind")) {
+		if required && !(resource && (name == "metadata" || name == "apiVersion" || name == "kind" || name == "status")) {
 			s.Required = append(s.Required, name)
 		}
 	}

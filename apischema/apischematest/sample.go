@@ -65,20 +65,20 @@ type SampleSpec struct {
 	Skipped   string `json:"-"`
 
 	// Declarations.
-	Color     Color             `json:"color,omitempty"`
-	Replicas  *int32            `json:"replicas,omitempty" kube:"minimum=0;maximum=10"`
-	Ratio     float64           `json:"ratio,omitempty" kube:"minimum=0;maximum=1;exclusiveMaximum"`
-	Step      int32             `json:"step,omitempty" kube:"multipleOf=5"`
-	Name      string            `json:"name,omitempty" kube:"minLength=1;maxLength=20;pattern=^[a-z]+$"`
-	Email     string            `json:"email,omitempty" kube:"format=email"`
-	Mode      string            `json:"mode,omitempty" kube:"default=fast;enum=fast|slow"`
-	Tags      []string          `json:"tags,omitempty" kube:"listType=set;maxItems=5;items.pattern=^[a-z]+$"`
-	Labels    map[string]string `json:"labels,omitempty" kube:"maxProperties=3;mapType=atomic"`
-	Note      *string           `json:"note" kube:"nullable;optional"`
-	Extra     *Extra            `json:"extra,omitempty" kube:"preserveUnknownFields"`
-	Embedded  *corev1.ConfigMap `json:"embedded,omitempty" kube:"embeddedResource"`
-	Window    *Window           `json:"window,omitempty"`
-	MustHave  *string           `json:"mustHave,omitempty" kube:"required"`
+	Color    Color             `json:"color,omitempty"`
+	Replicas *int32            `json:"replicas,omitempty" kube:"minimum=0;maximum=10"`
+	Ratio    float64           `json:"ratio,omitempty" kube:"minimum=0;maximum=1;exclusiveMaximum"`
+	Step     int32             `json:"step,omitempty" kube:"multipleOf=5"`
+	Name     string            `json:"name,omitempty" kube:"minLength=1;maxLength=20;pattern=^[a-z]+$"`
+	Email    string            `json:"email,omitempty" kube:"format=email"`
+	Mode     string            `json:"mode,omitempty" kube:"default=fast;enum=fast|slow"`
+	Tags     []string          `json:"tags,omitempty" kube:"listType=set;maxItems=5;items.pattern=^[a-z]+$"`
+	Labels   map[string]string `json:"labels,omitempty" kube:"maxProperties=3;mapType=atomic"`
+	Note     *string           `json:"note" kube:"nullable;optional"`
+	Extra    *Extra            `json:"extra,omitempty" kube:"preserveUnknownFields"`
+	Embedded *corev1.ConfigMap `json:"embedded,omitempty" kube:"embeddedResource"`
+	Window   *Window           `json:"window,omitempty"`
+	MustHave *string           `json:"mustHave,omitempty" kube:"required"`
 }
 
 // KubeSchema declares a CEL rule on a field.

@@ -8,9 +8,11 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/apischema"
+	"github.com/kubego/kubego/client"
 )
 
 // GroupVersion is the group and version of these types.
@@ -110,4 +112,16 @@ type CronJobList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitzero"`
 	Items           []CronJob `json:"items"`
+}
+
+// DeepCopyObject implements runtime.Object (client.DeepCopy copies any
+// such type by reflection).
+func (c *CronJob) DeepCopyObject() runtime.Object { return client.DeepCopy(c) }
+
+// DeepCopyObject implements runtime.Object.
+func (l *CronJobList) DeepCopyObject() runtime.Object { return client.DeepCopy(l) }
+
+// Register maps *CronJob to its resource in reg, for client.Options.Registry.
+func Register(reg *client.Registry) {
+	client.Register[*CronJob](reg, GroupVersion.WithResource("cronjobs"), true)
 }
