@@ -144,15 +144,16 @@ func TestIntegrationCronJobDefinitionChecksTheJobTemplate(t *testing.T) {
 	}
 
 	containers := func(u *unstructured.Unstructured) map[string]any {
-		cs, _, _ := unstructured.NestedSlice(u.Object, "spec", "jobTemplate", "spec", "template", "spec", "containers")
-		return cs[0].(map[string]any)
+		m := u.Object
+		for _, k := range []string{"spec", "jobTemplate", "spec", "template", "spec"} {
+			m = m[k].(map[string]any)
+		}
+		return m["containers"].([]any)[0].(map[string]any)
 	}
 	const c0 = "spec.jobTemplate.spec.template.spec.containers[0]"
 
 	unknown := toUnstructured(t, cronJob("unknown-field"))
-	cs, _, _ := unstructured.NestedSlice(unknown.Object, "spec", "jobTemplate", "spec", "template", "spec", "containers")
-	cs[0].(map[string]any)["imagee"] = "busybox"
-	_ = unstructured.SetNestedSlice(unknown.Object, cs, "spec", "jobTemplate", "spec", "template", "spec", "containers")
+	containers(unknown)["imagee"] = "busybox"
 	_, err = res.Create(ctx, unknown, metav1.CreateOptions{FieldValidation: metav1.FieldValidationStrict})
 	if err == nil || !strings.Contains(err.Error(), `unknown field "`+c0+`.imagee"`) {
 		t.Errorf("unknown field in the template, strict: got %v, want it refused naming %s.imagee", err, c0)

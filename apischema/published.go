@@ -116,7 +116,14 @@ func publishedSchema(name string, visiting map[string]bool) (*Schema, error) {
 	}
 	visiting[name] = true
 	defer delete(visiting, name)
-	return convertPublished(m, visiting)
+	s, err := convertPublished(m, visiting)
+	if err != nil {
+		return nil, err
+	}
+	if len(visiting) == 1 {
+		dropZeroDefaults(s, false, nil)
+	}
+	return s, nil
 }
 
 // droppedKeys are the keys of a published schema a definition does not
@@ -159,9 +166,7 @@ func convertPublished(m map[string]any, visiting map[string]bool) (*Schema, erro
 		case "format":
 			s.Format, _ = v.(string)
 		case "default":
-			if !zeroJSON(v) {
-				s.Default = v
-			}
+			s.Default = v
 		case "enum":
 			s.Enum, _ = v.([]any)
 		case "required":
@@ -201,6 +206,24 @@ func convertPublished(m map[string]any, visiting map[string]bool) (*Schema, erro
 		}
 	}
 	return s, nil
+}
+
+// dropZeroDefaults removes from a converted published schema the
+// defaults that only restate a Go zero value, except on the key fields of
+// map lists (keep), which kube-apiserver requires to be required or
+// defaulted; keys are the list-map keys of the list s is the items of.
+func dropZeroDefaults(s *Schema, keep bool, keys []string) {
+	if s == nil {
+		return
+	}
+	if !keep && s.Default != nil && zeroJSON(s.Default) {
+		s.Default = nil
+	}
+	for name, p := range s.Properties {
+		dropZeroDefaults(p, slices.Contains(keys, name) && !slices.Contains(s.Required, name), nil)
+	}
+	dropZeroDefaults(s.Items, false, s.ListMapKeys)
+	dropZeroDefaults(s.AdditionalProperties, false, nil)
 }
 
 // zeroJSON reports whether v is the JSON form of a Go zero value.
