@@ -87,7 +87,7 @@ func ResourceFor[T any](opts Options) (*Schema, error) {
 // honoured is a *DeclarationError. It is safe for concurrent use.
 func Type(t reflect.Type, opts Options) (*Schema, error) {
 	b := &builder{visiting: map[reflect.Type]bool{}, published: map[string]bool{}}
-	s, err := b.schema(t, "", false)
+	s, err := b.schema(t, "")
 	if err != nil {
 		return nil, err
 	}
@@ -143,10 +143,9 @@ type builder struct {
 	published map[string]bool
 }
 
-// schema builds the schema of t at path; resourceRoot says t's metadata is
-// that of a resource (the root, or an embedded resource) and only an
-// object.
-func (b *builder) schema(t reflect.Type, path string, embedded bool) (*Schema, error) {
+// schema builds the schema of t at path ("" for the root, whose metadata,
+// if t is a resource, is only an object).
+func (b *builder) schema(t reflect.Type, path string) (*Schema, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -186,7 +185,7 @@ func (b *builder) schema(t reflect.Type, path string, embedded bool) (*Schema, e
 		s = &Schema{Type: "string"}
 	default:
 		var err error
-		if s, err = b.kindSchema(t, path, embedded); err != nil {
+		if s, err = b.kindSchema(t, path); err != nil {
 			return nil, err
 		}
 	}
@@ -198,7 +197,7 @@ func (b *builder) schema(t reflect.Type, path string, embedded bool) (*Schema, e
 	return s, nil
 }
 
-func (b *builder) kindSchema(t reflect.Type, path string, embedded bool) (*Schema, error) {
+func (b *builder) kindSchema(t reflect.Type, path string) (*Schema, error) {
 	switch t.Kind() {
 	case reflect.Bool:
 		return &Schema{Type: "boolean"}, nil
@@ -218,14 +217,14 @@ func (b *builder) kindSchema(t reflect.Type, path string, embedded bool) (*Schem
 		if t.Elem().Kind() == reflect.Uint8 && !t.Elem().Implements(jsonMarshaler) && !t.Elem().Implements(textMarshaler) {
 			return &Schema{Type: "string", Format: "byte"}, nil
 		}
-		items, err := b.schema(t.Elem(), path+"[*]", false)
+		items, err := b.schema(t.Elem(), path+"[*]")
 		if err != nil {
 			return nil, err
 		}
 		items.Nullable = items.Nullable || canBeNull(t.Elem())
 		return &Schema{Type: "array", Items: items}, nil
 	case reflect.Array:
-		items, err := b.schema(t.Elem(), path+"[*]", false)
+		items, err := b.schema(t.Elem(), path+"[*]")
 		if err != nil {
 			return nil, err
 		}
@@ -238,7 +237,7 @@ func (b *builder) kindSchema(t reflect.Type, path string, embedded bool) (*Schem
 		if t.Elem().Kind() == reflect.Interface {
 			return &Schema{Type: "object", PreserveUnknownFields: true}, nil
 		}
-		values, err := b.schema(t.Elem(), path+"[*]", false)
+		values, err := b.schema(t.Elem(), path+"[*]")
 		if err != nil {
 			return nil, err
 		}
@@ -251,8 +250,7 @@ func (b *builder) kindSchema(t reflect.Type, path string, embedded bool) (*Schem
 		b.visiting[t] = true
 		defer delete(b.visiting, t)
 		s := &Schema{Type: "object", Properties: map[string]*Schema{}}
-		resource := path == "" || embedded
-		if err := b.fields(s, t, path, resource && hasResourceShape(t)); err != nil {
+		if err := b.fields(s, t, path, path == "" && hasResourceShape(t)); err != nil {
 			return nil, err
 		}
 		return s, nil
@@ -309,7 +307,7 @@ func (b *builder) fields(s *Schema, t reflect.Type, path string, resource bool) 
 			fs = &Schema{Type: "object"}
 		} else {
 			var err error
-			if fs, err = b.schema(f.Type, p, false); err != nil {
+			if fs, err = b.schema(f.Type, p); err != nil {
 				return err
 			}
 		}
