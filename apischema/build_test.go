@@ -10,6 +10,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubego/kubego/apischema"
 	"github.com/kubego/kubego/apischema/apischematest"
@@ -151,11 +153,6 @@ func (declaredMarshaler) KubeSchema() apischema.Declaration {
 	return apischema.Declaration{Schema: &apischema.Schema{Type: "integer"}}
 }
 
-type dupNames struct {
-	A string `json:"x"`
-	B string `json:"x"`
-}
-
 func TestTypesWithoutASchemaAreRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -167,7 +164,10 @@ func TestTypesWithoutASchemaAreRefused(t *testing.T) {
 		{"map with int keys", reflect.TypeFor[map[int]string]()},
 		{"recursive", reflect.TypeFor[recursive]()},
 		{"undeclared json.Marshaler", reflect.TypeFor[marshals]()},
-		{"two fields of one JSON name", reflect.TypeFor[dupNames]()},
+		{"two fields of one JSON name", reflect.StructOf([]reflect.StructField{
+			{Name: "A", Type: reflect.TypeFor[string](), Tag: `json:"x"`},
+			{Name: "B", Type: reflect.TypeFor[string](), Tag: `json:"x"`},
+		})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := apischema.Type(tc.t, apischema.Options{})
@@ -183,5 +183,26 @@ func TestTypesWithoutASchemaAreRefused(t *testing.T) {
 	}
 	if _, err := apischema.ResourceFor[apischematest.Nested](apischema.Options{}); err == nil {
 		t.Fatal("Resource accepted a type without TypeMeta and ObjectMeta")
+	}
+}
+
+func TestObjectEqualsTheDecodedJSON(t *testing.T) {
+	for _, build := range []func() (*apischema.Schema, error){
+		func() (*apischema.Schema, error) { return apischema.ResourceFor[cronv1.CronJob](apischema.Options{}) },
+		func() (*apischema.Schema, error) { return apischema.ResourceFor[apischematest.Sample](apischema.Options{}) },
+	} {
+		s, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := json.Marshal(s)
+		var u unstructured.Unstructured
+		if err := u.UnmarshalJSON([]byte(`{"apiVersion":"v1","kind":"X","schema":` + string(data) + `}`)); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Object(); !reflect.DeepEqual(got, u.Object["schema"]) {
+			t.Fatalf("Object differs from the decoded JSON")
+		}
+		_ = runtime.DeepCopyJSONValue(s.Object())
 	}
 }

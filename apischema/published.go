@@ -53,34 +53,33 @@ func modelName(t reflect.Type) string {
 // group, then the rest. ok is false when no document has it.
 func lookupModel(name string) (map[string]any, bool) {
 	docs := publishedDocs()
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range docs {
-			if !yield(k) {
-				return
-			}
-		}
-	})
 	group := ""
 	if rest, ok := strings.CutPrefix(name, "io.k8s.api."); ok {
 		group, _, _ = strings.Cut(rest, ".")
 	}
-	rank := func(k string) int {
-		switch {
-		case k == "api/v1":
-			return 0
-		case group != "" && strings.HasPrefix(k, "apis/"+group):
-			return 1
-		}
-		return 2
+	if m, ok := docs["api/v1"]()[name]; ok {
+		return m, true
 	}
-	slices.SortStableFunc(keys, func(a, b string) int { return rank(a) - rank(b) })
-	for _, k := range keys {
-		if m, ok := docs[k]()[name]; ok {
-			return m, true
+	keys := publishedKeys()
+	for _, pass := range []bool{true, false} {
+		for _, k := range keys {
+			if k == "api/v1" || (group != "" && strings.HasPrefix(k, "apis/"+group)) != pass {
+				continue
+			}
+			if m, ok := docs[k]()[name]; ok {
+				return m, true
+			}
 		}
 	}
 	return nil, false
 }
+
+// publishedKeys are the keys of publishedDocs, sorted.
+var publishedKeys = sync.OnceValue(func() []string {
+	keys := openapicapture.V3Keys()
+	slices.Sort(keys)
+	return keys
+})
 
 const refPrefix = "#/components/schemas/"
 

@@ -1,7 +1,6 @@
 package crd
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -181,14 +180,7 @@ func Build(d Definition) (*unstructured.Unstructured, error) {
 }
 
 func versionMap(v Version, sch *apischema.Schema, onlyVersion bool) (map[string]any, error) {
-	data, err := json.Marshal(sch)
-	if err != nil {
-		return nil, err
-	}
-	var schemaMap map[string]any
-	if err := json.Unmarshal(data, &schemaMap); err != nil {
-		return nil, err
-	}
+	schemaMap := sch.Object()
 	out := map[string]any{
 		"name": v.Name, "served": !v.NotServed, "storage": v.Storage || onlyVersion,
 		"schema": map[string]any{"openAPIV3Schema": schemaMap},
