@@ -12,8 +12,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubego/kubego/apischema"
 	"github.com/kubego/kubego/apischema/apischematest"
 	"github.com/kubego/kubego/crd"
+	cronv1 "github.com/kubego/kubego/examples/cronjob/api/v1"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -25,6 +27,7 @@ func goTypeCases() []conformanceCase {
 		{"GoTypeDeclarationsRefuseViolations", goTypeViolations},
 		{"GoTypeDefaultsPruningAndNulls", goTypeDefaults},
 		{"GoTypeRandomObjectsRoundTrip", goTypeRoundTrip},
+		{"GoTypeEmbeddedJobTemplateIsChecked", goTypeJobTemplate},
 	}
 }
 
@@ -152,6 +155,76 @@ func goTypeRoundTrip(e *env) {
 		if !equality.Semantic.DeepEqual(got.Spec, want.Spec) || !equality.Semantic.DeepEqual(got.Status, want.Status) {
 			b, _ := json.Marshal(got)
 			e.Fatalf("object %d changed:\nsent %s\ngot  %s", i, data, b)
+		}
+	}
+}
+
+// A custom resource embedding batch/v1's JobTemplateSpec (the CronJob
+// example) gets the Job template checked and defaulted as a Job's schema
+// says: a port's protocol defaulted to TCP, an unknown protocol or a
+// container without a name refused at the template's path, the pod
+// template's labels kept.
+func goTypeJobTemplate(e *env) {
+	e.Helper()
+	def, err := cronv1.CRD(apischema.Options{Descriptions: apischema.NoDescriptions})
+	if err != nil {
+		e.Fatal(err)
+	}
+	body, _ := json.Marshal(def.Object)
+	if err := e.c.Post().Group("apiextensions.k8s.io").Version("v1").Resource("customresourcedefinitions").Body(body).Do(e.ctx).Error(); err != nil && !apierrors.IsAlreadyExists(err) {
+		e.Fatalf("create CRD: %v", err)
+	}
+	req := func(verb string) *rest.Request {
+		return e.c.Verb(verb).Group(cronv1.GroupVersion.Group).Version("v1").Namespace(e.ns).Resource("cronjobs")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for req(http.MethodGet).Do(e.ctx).Error() != nil {
+		if time.Now().After(deadline) {
+			e.Fatal("CRD not served")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cronJob := func(name string, container map[string]any) []byte {
+		data, _ := json.Marshal(map[string]any{
+			"apiVersion": cronv1.GroupVersion.String(), "kind": "CronJob", "metadata": map[string]any{"name": name},
+			"spec": map[string]any{"schedule": "* * * * *", "jobTemplate": map[string]any{"spec": map[string]any{"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": "x"}},
+				"spec":     map[string]any{"restartPolicy": "Never", "containers": []any{container}},
+			}}}},
+		})
+		return data
+	}
+	var u unstructured.Unstructured
+	must(e, req(http.MethodPost).Body(cronJob("ok", map[string]any{"name": "c", "image": "busybox", "ports": []any{map[string]any{"containerPort": 80}}})).Do(e.ctx).Into(&u))
+	tpl := u.Object["spec"].(map[string]any)["jobTemplate"].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)
+	port := tpl["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["ports"].([]any)[0].(map[string]any)
+	if port["protocol"] != "TCP" || u.Object["spec"].(map[string]any)["concurrencyPolicy"] != "Allow" {
+		e.Errorf("defaults not set: port %v, spec %v", port, u.Object["spec"])
+	}
+	if labels, _ := tpl["metadata"].(map[string]any)["labels"].(map[string]any); labels["app"] != "x" {
+		e.Errorf("the pod template's labels were pruned: %v", tpl["metadata"])
+	}
+	const c0 = "spec.jobTemplate.spec.template.spec.containers[0]"
+	for _, tc := range []struct {
+		container    map[string]any
+		field, cause string
+	}{
+		{map[string]any{"image": "busybox"}, c0 + ".name", "Required value"},
+		{map[string]any{"name": "c", "image": int64(5)}, c0 + ".image", "must be of type string"},
+		{map[string]any{"name": "c", "ports": []any{map[string]any{"containerPort": 80, "protocol": "QUIC"}}}, c0 + ".ports[0].protocol", "Unsupported value"},
+	} {
+		err := req(http.MethodPost).Body(cronJob("bad", tc.container)).Do(e.ctx).Error()
+		se, ok := err.(*apierrors.StatusError)
+		if !ok || se.ErrStatus.Code != 422 || se.ErrStatus.Details == nil {
+			e.Errorf("%s: got %v, want 422", tc.field, err)
+			continue
+		}
+		found := false
+		for _, c := range se.ErrStatus.Details.Causes {
+			found = found || (c.Field == tc.field && strings.Contains(c.Message, tc.cause))
+		}
+		if !found {
+			e.Errorf("%s: causes %+v, want %q", tc.field, se.ErrStatus.Details.Causes, tc.cause)
 		}
 	}
 }
