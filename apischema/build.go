@@ -19,6 +19,16 @@ type Options struct {
 	// the root) and its description, and returns the description to keep
 	// ("" drops it). NoDescriptions and TrimDescriptions are two.
 	Descriptions func(path, text string) string
+	// Declarations adds declarations by path, in the syntax of the kube
+	// struct tag, for fields of types the author cannot tag (a field of a
+	// k8s.io/api type):
+	//
+	//	"jobTemplate.spec.template.spec.containers[*].image": "minLength=1"
+	//
+	// Paths are those Schema.Walk gives, from the schema being built (for
+	// Resource, "spec.…"). A path that names no schema, or a declaration
+	// that cannot be honoured, is a *DeclarationError naming the path.
+	Declarations map[string]string
 }
 
 // NoDescriptions drops every description: the smallest schema, for a
@@ -89,6 +99,9 @@ func Type(t reflect.Type, opts Options) (*Schema, error) {
 	b := &builder{visiting: map[reflect.Type]bool{}, published: map[string]bool{}}
 	s, err := b.schema(t, "")
 	if err != nil {
+		return nil, err
+	}
+	if err := declareByPath(s, t, opts.Declarations); err != nil {
 		return nil, err
 	}
 	describe(s, opts)
@@ -480,4 +493,50 @@ func canBeNull(t reflect.Type) bool {
 		return !t.Implements(jsonMarshaler) || t == rawMessageType
 	}
 	return false
+}
+
+// declareByPath applies Options.Declarations to the schema s of type t.
+func declareByPath(s *Schema, t reflect.Type, decls map[string]string) error {
+	if len(decls) == 0 {
+		return nil
+	}
+	found := map[string]*Schema{}
+	parents := map[string]*Schema{}
+	s.Walk(func(path string, sub *Schema) {
+		if _, ok := decls[path]; ok && found[path] == nil {
+			found[path] = sub // the schema itself, not an anyOf member of the same path
+		}
+		for name := range sub.Properties {
+			child := name
+			if path != "" {
+				child = path + "." + name
+			}
+			if _, ok := decls[child]; ok {
+				parents[child] = sub
+			}
+		}
+	})
+	for _, path := range sortedKeys(decls) {
+		target := found[path]
+		if target == nil {
+			return &DeclarationError{Type: t, Field: path, Declaration: decls[path], Reason: "no schema at this path"}
+		}
+		flags, terr := applyTag(target, decls[path])
+		if terr != nil {
+			return &DeclarationError{Type: t, Field: path, Declaration: terr.entry, Reason: terr.reason}
+		}
+		if flags.optional || flags.required {
+			parent := parents[path]
+			if parent == nil {
+				return &DeclarationError{Type: t, Field: path, Declaration: decls[path], Reason: "only a property is optional or required"}
+			}
+			name := path[strings.LastIndex(path, ".")+1:]
+			parent.Required = slices.DeleteFunc(parent.Required, func(r string) bool { return r == name })
+			if flags.required {
+				parent.Required = append(parent.Required, name)
+				slices.Sort(parent.Required)
+			}
+		}
+	}
+	return nil
 }

@@ -189,7 +189,9 @@ func TestTypesWithoutASchemaAreRefused(t *testing.T) {
 func TestObjectEqualsTheDecodedJSON(t *testing.T) {
 	for _, build := range []func() (*apischema.Schema, error){
 		func() (*apischema.Schema, error) { return apischema.ResourceFor[cronv1.CronJob](apischema.Options{}) },
-		func() (*apischema.Schema, error) { return apischema.ResourceFor[apischematest.Sample](apischema.Options{}) },
+		func() (*apischema.Schema, error) {
+			return apischema.ResourceFor[apischematest.Sample](apischema.Options{})
+		},
 	} {
 		s, err := build()
 		if err != nil {

@@ -3,10 +3,12 @@ package apischema_test
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kubego/kubego/apischema"
+	cronv1 "github.com/kubego/kubego/examples/cronjob/api/v1"
 )
 
 // structWith returns a struct type of one field F of type ft with the
@@ -188,5 +190,36 @@ func TestDeclarerTypoOrMalformedValueFailsNamingTheType(t *testing.T) {
 				t.Fatalf("got %q, want %s named and %q", err, tc.t.Name(), tc.want)
 			}
 		})
+	}
+}
+
+func TestDeclarationsByPath(t *testing.T) {
+	opts := apischema.Options{Declarations: map[string]string{
+		"spec.jobTemplate.spec.template.spec.containers[*].image": "minLength=1;required",
+		"spec.suspend": "required",
+	}}
+	s, err := apischema.ResourceFor[cronv1.CronJob](opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctr := s.Properties["spec"].Properties["jobTemplate"].Properties["spec"].Properties["template"].Properties["spec"].Properties["containers"].Items
+	if *ctr.Properties["image"].MinLength != 1 || !slices.Contains(ctr.Required, "image") || !slices.Contains(s.Properties["spec"].Required, "suspend") {
+		t.Fatalf("image %+v, required %v", ctr.Properties["image"], ctr.Required)
+	}
+	for _, decls := range []map[string]string{
+		{"spec.jobTemplate.spec.template.spec.containers[*].imagee": "minLength=1"},
+		{"spec.schedule": "minLenght=1"},
+		{"": "required"},
+	} {
+		_, err := apischema.ResourceFor[cronv1.CronJob](apischema.Options{Declarations: decls})
+		var de *apischema.DeclarationError
+		if !errors.As(err, &de) {
+			t.Fatalf("%v: got %v, want a *DeclarationError", decls, err)
+		}
+		for path := range decls {
+			if de.Field != path {
+				t.Fatalf("%v: error names %q", decls, de.Field)
+			}
+		}
 	}
 }
