@@ -14,7 +14,7 @@
 // form, with their list types, map keys and enums: a Job template in a
 // custom resource is checked as a Job's is.
 //
-// More is declared in Go, in two places, each checked when the schema is
+// More is declared in Go, each declaration checked when the schema is
 // built so that a typo fails instead of being ignored:
 //
 //   - the kube struct tag on a field (TagKey): enum, default, minimum,
@@ -27,7 +27,10 @@
 //     for every use of the type (an enum of a named string type), CEL
 //     rules (x-kubernetes-validations) on the type or on its fields, the
 //     descriptions of its fields, or its whole schema for a type with a
-//     JSON form of its own.
+//     JSON form of its own;
+//
+// and, for fields of types the author cannot tag, by path in
+// Options.Declarations.
 //
 // Descriptions come from Declarer methods and from the published schemas;
 // Options.Descriptions keeps, trims (TrimDescriptions) or drops
