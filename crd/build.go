@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"reflect"
@@ -41,8 +42,32 @@ type Definition struct {
 	// Annotations of the definition (a group under k8s.io or kubernetes.io
 	// needs api-approved.kubernetes.io).
 	Annotations map[string]string
-	// Schema tunes the schemas of every version (descriptions).
+	// Schema tunes the schemas of every version (descriptions,
+	// declarations by path).
 	Schema apischema.Options
+	// Conversion, when set, has the server convert between versions by
+	// calling a webhook (ConversionReview v1; see webhook/conversion).
+	// Without it the versions must share one schema shape (strategy None).
+	Conversion *Conversion
+}
+
+// Conversion is the webhook that converts a definition's objects between
+// versions: a URL, or a Service in the cluster, and the CA bundle that
+// signs its serving certificate.
+type Conversion struct {
+	// URL is https://host:port/path, for a webhook outside the cluster.
+	URL string
+	// Service names the webhook's Service instead of URL.
+	Service *ServiceReference
+	// CABundle is the PEM of the CA that signs the webhook's certificate.
+	CABundle []byte
+}
+
+// ServiceReference is a webhook's Service in the cluster.
+type ServiceReference struct {
+	Namespace, Name, Path string
+	// Port is 443 when zero.
+	Port int32
 }
 
 // Version is one version of a Definition.
@@ -161,6 +186,14 @@ func Build(d Definition) (*unstructured.Unstructured, error) {
 	if len(d.Categories) > 0 {
 		names["categories"] = toAny(d.Categories)
 	}
+	spec := map[string]any{"group": d.Group, "names": names, "scope": scope, "versions": versions}
+	if c := d.Conversion; c != nil {
+		conv, err := conversionMap(c)
+		if err != nil {
+			return nil, bad("conversion: %v", err)
+		}
+		spec["conversion"] = conv
+	}
 	meta := map[string]any{"name": plural + "." + d.Group}
 	if len(d.Annotations) > 0 {
 		ann := map[string]any{}
@@ -173,9 +206,38 @@ func Build(d Definition) (*unstructured.Unstructured, error) {
 		"apiVersion": "apiextensions.k8s.io/v1",
 		"kind":       "CustomResourceDefinition",
 		"metadata":   meta,
-		"spec": map[string]any{
-			"group": d.Group, "names": names, "scope": scope, "versions": versions,
-		},
+		"spec":       spec,
+	}}, nil
+}
+
+func conversionMap(c *Conversion) (map[string]any, error) {
+	cfg := map[string]any{}
+	switch {
+	case (c.URL == "") == (c.Service == nil):
+		return nil, errors.New("exactly one of URL and Service")
+	case c.URL != "":
+		if !strings.HasPrefix(c.URL, "https://") {
+			return nil, fmt.Errorf("URL %q is not https", c.URL)
+		}
+		cfg["url"] = c.URL
+	default:
+		if c.Service.Namespace == "" || c.Service.Name == "" {
+			return nil, errors.New("a Service needs a namespace and a name")
+		}
+		svc := map[string]any{"namespace": c.Service.Namespace, "name": c.Service.Name}
+		if c.Service.Path != "" {
+			svc["path"] = c.Service.Path
+		}
+		if c.Service.Port != 0 {
+			svc["port"] = int64(c.Service.Port)
+		}
+		cfg["service"] = svc
+	}
+	if len(c.CABundle) > 0 {
+		cfg["caBundle"] = base64.StdEncoding.EncodeToString(c.CABundle)
+	}
+	return map[string]any{"strategy": "Webhook", "webhook": map[string]any{
+		"conversionReviewVersions": []any{"v1"}, "clientConfig": cfg,
 	}}, nil
 }
 

@@ -29,6 +29,8 @@ type replicated struct {
 	} `json:"status,omitzero"`
 }
 
+func ok() crd.Version { return crd.Version{Name: "v1", Type: crd.TypeOf[replicated]()} }
+
 func TestBuildAssemblesTheDefinition(t *testing.T) {
 	u, err := crd.Build(crd.Definition{
 		Group: "apps.example.com", Kind: "Replicated", ShortNames: []string{"rep"}, Categories: []string{"all"}, Scope: crd.Cluster,
@@ -62,6 +64,14 @@ func TestBuildAssemblesTheDefinition(t *testing.T) {
 	if v1["storage"] != true || sub["status"] == nil || sub["scale"].(map[string]any)["labelSelectorPath"] != ".status.selector" || len(v1["additionalPrinterColumns"].([]any)) != 2 {
 		t.Errorf("v1 %v", v1)
 	}
+	conv, err := crd.Build(crd.Definition{Group: "a.b", Kind: "R", Versions: []crd.Version{ok()},
+		Conversion: &crd.Conversion{Service: &crd.ServiceReference{Namespace: "ns", Name: "conv", Path: "/convert"}, CABundle: []byte("pem")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(conv.Object["spec"].(map[string]any)["conversion"]); got != "map[strategy:Webhook webhook:map[clientConfig:map[caBundle:cGVt service:map[name:conv namespace:ns path:/convert]] conversionReviewVersions:[v1]]]" {
+		t.Errorf("conversion %s", got)
+	}
 	// The result is a valid unstructured object: it deep-copies.
 	_ = u.DeepCopy()
 }
@@ -84,6 +94,8 @@ func TestBuildRefusesAnInvalidDefinition(t *testing.T) {
 		{"printer column typo", crd.Definition{Group: "a.b", Kind: "R", Versions: []crd.Version{{Name: "v1", Type: ok.Type, PrinterColumns: []crd.PrinterColumn{{Name: "R", Type: "integer", JSONPath: ".spec.replcas"}}}}}},
 		{"printer column type", crd.Definition{Group: "a.b", Kind: "R", Versions: []crd.Version{{Name: "v1", Type: ok.Type, PrinterColumns: []crd.PrinterColumn{{Name: "R", Type: "int", JSONPath: ".spec.replicas"}}}}}},
 		{"scale path typo", crd.Definition{Group: "a.b", Kind: "R", Versions: []crd.Version{{Name: "v1", Type: ok.Type, Scale: &crd.Scale{SpecReplicasPath: ".spec.replica", StatusReplicasPath: ".status.replicas"}}}}},
+		{"conversion without a URL or Service", crd.Definition{Group: "a.b", Kind: "R", Versions: []crd.Version{ok}, Conversion: &crd.Conversion{}}},
+		{"conversion over http", crd.Definition{Group: "a.b", Kind: "R", Versions: []crd.Version{ok}, Conversion: &crd.Conversion{URL: "http://x/convert"}}},
 		{"warning without deprecation", crd.Definition{Group: "a.b", Kind: "R", Versions: []crd.Version{{Name: "v1", Type: ok.Type, DeprecationWarning: "x"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
