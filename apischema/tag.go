@@ -31,7 +31,7 @@ const TagKey = "kube"
 var knownFormats = []string{
 	"bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid", "uuid3", "uuid4", "uuid5",
 	"isbn", "isbn10", "isbn13", "creditcard", "ssn", "hexcolor", "rgbcolor", "byte", "password", "date",
-	"duration", "datetime", "date-time",
+	"duration", "datetime", "date-time", "k8s-short-name", "k8s-long-name",
 }
 
 var tagKeys = []string{
