@@ -223,3 +223,19 @@ func TestDeclarationsByPath(t *testing.T) {
 		}
 	}
 }
+
+type declaredList struct{}
+
+func (declaredList) KubeSchema() apischema.Declaration {
+	return apischema.Declaration{Schema: &apischema.Schema{Type: "array"}}
+}
+
+// A declared schema without items takes list declarations without a panic.
+func TestListDeclarationsOnADeclaredSchemaWithoutItems(t *testing.T) {
+	for _, tag := range []string{"listMapKeys=name", "listType=map;listMapKeys=name", "items.pattern=a"} {
+		_, err := apischema.Type(structWith(reflect.TypeFor[declaredList](), tag), apischema.Options{})
+		if !errors.Is(err, apischema.ErrDeclaration) {
+			t.Errorf("%s: got %v", tag, err)
+		}
+	}
+}

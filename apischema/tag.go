@@ -260,6 +260,9 @@ func applyEntry(s *Schema, key, value string, flags *tagFlags) string {
 		if r := need(isArray, "a list"); r != "" {
 			return r
 		}
+		if s.Items == nil {
+			return "listMapKeys needs a list of objects"
+		}
 		for _, k := range strings.Split(value, "|") {
 			p := s.Items.Properties[k]
 			if p == nil {
