@@ -24,7 +24,9 @@ type DeclarationError struct {
 	// Type is the struct type holding the field, or the type whose
 	// Declarer method made the declaration.
 	Type reflect.Type
-	// Field is the Go field name ("" for a declaration on the type).
+	// Field is the Go field name ("" for a declaration on the type), or
+	// the path of a declaration of Options.Declarations (Type is then the
+	// type built).
 	Field string
 	// Declaration is the offending entry ("patern=x", "Fields[Nmae]").
 	Declaration string
