@@ -1,5 +1,18 @@
-// Package crd installs CustomResourceDefinitions and waits until the API
-// server serves them, for programs and tests alike (testenv uses it).
+// Package crd builds CustomResourceDefinitions from Go types, installs
+// them and waits until the API server serves them, for programs and tests
+// alike (testenv uses it).
+//
+// Build assembles a definition from a Definition: the group, the kind
+// (names derived from it unless given), the scope, and per version its Go
+// type, whose schema apischema derives (json tags, kube struct tags,
+// KubeSchema methods, the published schemas of k8s.io/api types), whether
+// it is served, stored or deprecated, its status and scale subresources
+// and printer columns:
+//
+//	def, err := crd.Build(crd.Definition{
+//		Group: "batch.tutorial.kubebuilder.io", Kind: "CronJob",
+//		Versions: []crd.Version{{Name: "v1", Type: crd.TypeOf[v1.CronJob](), Status: true}},
+//	})
 //
 // CRDs are read from YAML or JSON (Parse, ReadFiles: files or directories,
 // several documents per file, as controller-gen writes them) or converted

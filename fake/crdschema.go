@@ -205,6 +205,15 @@ func (s crdSchema) validateObject(t map[string]any, path *field.Path) field.Erro
 			errs = append(errs, field.Required(path.Child(name), ""))
 		}
 	}
+	if s.flag("x-kubernetes-embedded-resource") {
+		// kube-apiserver checks an embedded resource's type as it checks a
+		// resource's own.
+		for _, k := range []string{"apiVersion", "kind"} {
+			if v, _ := t[k].(string); v == "" {
+				errs = append(errs, field.Required(path.Child(k), "must not be empty"))
+			}
+		}
+	}
 	if n, ok := number(s["minProperties"]); ok && float64(len(t)) < n {
 		errs = append(errs, field.Invalid(path, len(t), fmt.Sprintf("%s in body should have at least %v properties", pathName(path), n)))
 	}

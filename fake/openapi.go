@@ -1,31 +1,16 @@
 package fake
 
 import (
-	"archive/zip"
 	"bytes"
 	"crypto/sha512"
-	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
-)
 
-// capturedOpenAPI (read-only) holds what the fake copies from a default
-// kube-apiserver of the version testenv runs, one deflated zip entry per
-// document: v2.json and v2.pb (the OpenAPI v2 document in JSON and
-// protobuf), v3.json (the v3 index) and v3/<index key>.json (every v3
-// document), crd-template.json (the v3 document of a template custom
-// resource, see crdDocument) and apiservices.json (the APIServices it
-// registers at start). A request inflates only the entry it needs;
-// nothing is kept after the response. TestOpenAPICapture keeps the
-// documents in step with the real server; go test -run Capture
-// -update-capture rewrites the file.
-//
-//go:embed openapi/kube-apiserver.zip
-var capturedOpenAPI []byte
+	"github.com/kubego/kubego/internal/openapicapture"
+)
 
 const (
 	mediaOpenAPIV2Protobuf       = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
@@ -36,30 +21,10 @@ const (
 // no time of its own, and a fixed one keeps responses reproducible.
 func openAPIModified() time.Time { return time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC) }
 
-// capturedEntry inflates one entry of the capture; ok is false when it has
+// capturedEntry inflates one entry of the capture (internal/openapicapture,
+// checked and recaptured by TestOpenAPICapture); ok is false when it has
 // none of that name.
-func capturedEntry(name string) ([]byte, bool) {
-	zr, err := zip.NewReader(bytes.NewReader(capturedOpenAPI), int64(len(capturedOpenAPI)))
-	if err != nil {
-		return nil, false
-	}
-	for _, f := range zr.File {
-		if f.Name != name {
-			continue
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, false
-		}
-		defer rc.Close()
-		data := make([]byte, f.UncompressedSize64)
-		if _, err := io.ReadFull(rc, data); err != nil {
-			return nil, false
-		}
-		return data, true
-	}
-	return nil, false
-}
+func capturedEntry(name string) ([]byte, bool) { return openapicapture.Entry(name) }
 
 // openAPIHash is the hash kube-apiserver names a document by: SHA-512 of
 // its bytes in upper-case hex.

@@ -22,15 +22,17 @@ import (
 	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
+
+	"github.com/kubego/kubego/internal/openapicapture"
 )
 
 // updateCapture rewrites what the fake copies from kube-apiserver (the
 // OpenAPI documents, the discovery snapshot) from a fresh control plane:
 // go test ./fake -run Capture -update-capture
-var updateCapture = flag.Bool("update-capture", false, "capture kube-apiserver's OpenAPI documents and discovery into openapi/ and testdata/")
+var updateCapture = flag.Bool("update-capture", false, "capture kube-apiserver's OpenAPI documents and discovery into internal/openapicapture and testdata/")
 
 const (
-	capturePath     = "openapi/kube-apiserver.zip"
+	capturePath     = "../internal/openapicapture/" + openapicapture.Path
 	mediaV2Protobuf = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 )
 

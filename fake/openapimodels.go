@@ -1,11 +1,8 @@
 package fake
 
 import (
-	"archive/zip"
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -14,6 +11,8 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/kubego/kubego/internal/openapicapture"
 )
 
 // modelSchema is the structured-merge-diff schema of the models of one
@@ -81,17 +80,9 @@ func documentModels(doc []byte) (map[string]*spec.Schema, error) {
 // costs far more than a write.
 var capturedModels = sync.OnceValue(func() map[string]func() (*modelSchema, error) {
 	out := map[string]func() (*modelSchema, error){}
-	zr, err := zip.NewReader(bytes.NewReader(capturedOpenAPI), int64(len(capturedOpenAPI)))
-	if err != nil {
-		return out
-	}
-	for _, f := range zr.File {
-		key, ok := strings.CutPrefix(f.Name, "v3/")
-		if !ok || !strings.HasSuffix(key, ".json") {
-			continue
-		}
-		name := f.Name
-		out[strings.TrimSuffix(key, ".json")] = sync.OnceValues(func() (*modelSchema, error) {
+	for _, key := range openapicapture.V3Keys() {
+		name := "v3/" + key + ".json"
+		out[key] = sync.OnceValues(func() (*modelSchema, error) {
 			data, ok := capturedEntry(name)
 			if !ok {
 				return nil, fmt.Errorf("fake: no captured %s", name)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/crd"
 	"github.com/kubego/kubego/dynamic"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/rest"
@@ -42,21 +43,11 @@ func installWidgets(t *testing.T, dyn *dynamic.Client, group string) schema.Grou
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	name := "widgets." + group
-	crd := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": name},
-		"spec": map[string]any{
-			"group": group, "scope": "Namespaced",
-			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-			"versions": []any{map[string]any{
-				"name": "v1", "served": true, "storage": true,
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{
-					"spec": map[string]any{"type": "object", "properties": map[string]any{"size": map[string]any{"type": "integer"}}},
-				}}},
-			}},
-		},
-	}}
-	if _, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+	def, err := crd.Build(crd.Definition{Group: group, Kind: "Widget", Versions: []crd.Version{{Name: "v1", Type: crd.TypeOf[Widget]()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dyn.Resource(crdGVR).Create(ctx, def, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create CRD: %v", err)
 	}
 	t.Cleanup(func() { dyn.Resource(crdGVR).Delete(context.Background(), name, metav1.DeleteOptions{}) })

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -38,21 +39,13 @@ type FooStatus struct {
 
 func (f *Foo) DeepCopyObject() runtime.Object { return client.DeepCopy(f) }
 
-const fooCRD = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: foos.samplecontroller.example.com}
-spec:
-  group: samplecontroller.example.com
-  scope: Namespaced
-  names: {kind: Foo, listKind: FooList, plural: foos, singular: foo}
-  versions:
-  - name: v1alpha1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
-`
+// fooCRD is Foo's definition, built from its Go type.
+func fooCRD() (*unstructured.Unstructured, error) {
+	return crd.Build(crd.Definition{
+		Group: "samplecontroller.example.com", Kind: "Foo",
+		Versions: []crd.Version{{Name: "v1alpha1", Type: crd.TypeOf[Foo](), Status: true}},
+	})
+}
 
 // A reconcile of a Foo owning a Deployment: the Deployment is created or
 // brought in line with CreateOrUpdate (the Foo as its controller), and the
@@ -71,8 +64,12 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	defs, _ := crd.Parse([]byte(fooCRD))
-	if err := crd.Install(ctx, dynamic.New(c.REST(), dynamic.Options{}), defs, crd.InstallOptions{}); err != nil {
+	def, err := fooCRD()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := crd.Install(ctx, dynamic.New(c.REST(), dynamic.Options{}), []*unstructured.Unstructured{def}, crd.InstallOptions{}); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -20,6 +20,7 @@ var layers = map[string]int{
 	"backoff":        0,
 	"scheme":         1,
 	"workqueue":      1,
+	"apischema":      1, // structural schemas from Go types; reads the captured OpenAPI models
 	"webhook":        1, // webhook server, admission, conversion, certs; imports no client
 	"rest":           2,
 	"informer":       2, // defines its ListerWatcher; never imports rest

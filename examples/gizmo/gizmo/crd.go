@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/crd"
 	"github.com/kubego/kubego/dynamic"
 )
 
@@ -18,41 +19,29 @@ var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Ver
 // CRDName is the name of the CustomResourceDefinition.
 const CRDName = "gizmos." + Group
 
-// CRD returns the CustomResourceDefinition of Gizmos: v1 and v2 served,
-// v2 stored. Its conversion is set apart, once the webhook's URL is known
+// CRD returns the CustomResourceDefinition of Gizmos, built from the Go
+// types GizmoV1 and Gizmo: v1 and v2 served, v2 stored. Its conversion is
+// set apart, once the webhook's URL is known
 // (testenv.ControlPlane.InstallConversionWebhook in development).
-func CRD() *unstructured.Unstructured {
-	str := map[string]any{"type": "string"}
-	version := func(name string, storage bool, spec map[string]any) map[string]any {
-		return map[string]any{
-			"name": name, "served": true, "storage": storage,
-			"schema": map[string]any{"openAPIV3Schema": map[string]any{
-				"type":       "object",
-				"properties": map[string]any{"spec": map[string]any{"type": "object", "properties": spec}},
-			}},
-		}
-	}
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1",
-		"kind":       "CustomResourceDefinition",
-		"metadata":   map[string]any{"name": CRDName},
-		"spec": map[string]any{
-			"group": Group,
-			"scope": "Namespaced",
-			"names": map[string]any{"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "listKind": "GizmoList"},
-			"versions": []any{
-				version("v1", false, map[string]any{"size": map[string]any{"type": "integer"}, "color": str}),
-				version("v2", true, map[string]any{"length": str, "color": str}),
-			},
+func CRD() (*unstructured.Unstructured, error) {
+	return crd.Build(crd.Definition{
+		Group: Group, Kind: "Gizmo",
+		Versions: []crd.Version{
+			{Name: "v1", Type: crd.TypeOf[GizmoV1]()},
+			{Name: "v2", Type: crd.TypeOf[Gizmo](), Storage: true},
 		},
-	}}
+	})
 }
 
 // Install applies the CRD (server-side, so running it twice is harmless)
 // and waits until both versions are served.
 func Install(ctx context.Context, c *client.Client) error {
+	def, err := CRD()
+	if err != nil {
+		return err
+	}
 	dc := dynamic.New(c.REST(), dynamic.Options{})
-	if _, err := dc.Resource(crdResource).Apply(ctx, CRD(), dynamic.ApplyOptions{FieldManager: "gizmo-installer", Force: true}); err != nil {
+	if _, err := dc.Resource(crdResource).Apply(ctx, def, dynamic.ApplyOptions{FieldManager: "gizmo-installer", Force: true}); err != nil {
 		return fmt.Errorf("installing the Gizmo CRD: %w", err)
 	}
 	for _, gvr := range []schema.GroupVersionResource{V1, V2} {

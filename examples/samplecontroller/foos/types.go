@@ -40,7 +40,7 @@ type Spec struct {
 	DeploymentName string `json:"deploymentName"`
 	// Replicas is the Deployment's replica count; nil leaves the
 	// Deployment's default (1).
-	Replicas *int32 `json:"replicas,omitempty"`
+	Replicas *int32 `json:"replicas,omitempty" kube:"minimum=1;maximum=10"`
 }
 
 // Status is what the controller saw of the Deployment.
