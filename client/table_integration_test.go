@@ -87,7 +87,7 @@ func TestBuiltinTableMatchesServerDiscovery(t *testing.T) {
 	}
 }
 
-// A Client is an informer Backend: informer.Shared[*corev1.Pod] works end to
+// A Client is an informer Backend: informer.Acquire[*corev1.Pod] works end to
 // end against a real server.
 func TestInformerOverTheTypedClient(t *testing.T) {
 	e := setup(t, client.Options{})

@@ -16,7 +16,7 @@ func meta(name string, labels map[string]string) *metav1.PartialObjectMetadata {
 
 // A ForMetadata source reconciles every object of the metadata-only
 // informer, passes its events through the predicates, and shares its
-// informer with informer.SharedMetadata on the same factory and options.
+// informer with informer.AcquireMetadata on the same factory.
 func TestForMetadataReconcilesFromTheMetadataInformer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gvr := metav1.SchemeGroupVersion.WithResource("configmaps")

@@ -119,8 +119,8 @@ func crdClients(t *testing.T, cfg *rest.Config, gvr schema.GroupVersionResource)
 	return client.New(rc, client.Options{Registry: reg}), dynamic.New(rc, dynamic.Options{})
 }
 
-// A CRD informer through generics (informer.Shared[*Widget]) and an
-// unstructured one (informer.SharedResource) over the same CRD, from one
+// A CRD informer through generics (informer.Acquire[*Widget]) and an
+// unstructured one (informer.AcquireResource) over the same CRD, from one
 // factory: creates, updates and deletes reach the handlers and the listers.
 func TestIntegrationCRDInformers(t *testing.T) {
 	cp := testenv.Shared(t)

@@ -40,7 +40,7 @@
 //
 // A [Factory] hands out shared informers: one per Go type (or resource),
 // namespace, selectors and transform in a process, created on demand with
-// [Shared], [SharedResource] (unstructured) and [SharedMetadata], and freed by
+// [Acquire], [AcquireResource] (unstructured) and [AcquireMetadata], and freed by
 // reference counting ([Informer.Release]). It obtains ListerWatchers from a
 // [Backend], which the client packages implement.
 //
@@ -86,10 +86,11 @@
 // allocating (All); [Store] adds ByIndex, IndexKeys and IndexValues for
 // the indexes given in Options.Indexers. Get returns (object, found).
 //
-// A [Reader] is what a reconciler holds: made once at setup from a
-// Factory ([NewReader], [NewResourceReader], [NewMetadataReader], or
-// manager.Reader), it reads the factory's shared informer of its type with
-// a context: Get by key, List by namespace and label selector, ByIndex by
+// A [Reader] is what a reconciler holds: made once at setup on a [Host] —
+// a manager.Manager, a fleet.Cluster or a Factory — ([NewReader],
+// [NewResourceReader], [NewMetadataReader]), it reads the host's shared
+// informer of its type, with the options the type was declared with
+// ([Declare], [Factory.Declare]), with a context: Get by key, List by namespace and label selector, ByIndex by
 // a named index. Its first reads wait for the cache to sync, bounded by
 // ReaderOptions.SyncTimeout, and fail with a *[ReadError] holding the
 // informer's *[SyncError] (the cause, not a bare timeout); an object the
@@ -104,15 +105,16 @@
 // Two parts of a program asking for the same type with different options
 // get two watches and two caches, each holding its own copy of the
 // objects; a reader of one does not see what the other's controller sees.
-// FactoryOptions.OneInformerPerType (always set by manager.Manager) makes
-// this an error: the first request for a Go type (a resource, for
+// So a type's options are declared once ([Factory.Declare] with [Declare],
+// [DeclareResource] or [DeclareMetadata]; manager.Manager.Declare), and
+// every request without options of its own — a controller's source, a
+// [Reader] — gets the declared informer. FactoryOptions.OneInformerPerType
+// (always set by manager.Manager) makes a second option set an error: the
+// declaration, or else the first request, for a Go type (a resource, for
 // unstructured and metadata informers) fixes its namespace, selectors,
 // transform, managedFields and sharing choices for the factory's
 // lifetime, and a request with others is refused with an
-// *[OptionsConflictError] naming both option sets; [Acquire],
-// [AcquireResource] and [AcquireMetadata] return it (a controller's
-// sources use them), [Shared] hands out an informer that never syncs and
-// whose *SyncError carries it. Indexers merge: a new name is added to the
+// *[OptionsConflictError] naming both option sets. Indexers merge: a new name is added to the
 // one informer, the same name with another function is a conflict.
 // Functions are compared by their code, so two closures of one function
 // literal count as the same one. The typed, unstructured and metadata
