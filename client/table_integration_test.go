@@ -98,7 +98,10 @@ func TestInformerOverTheTypedClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := informer.NewFactory(e.c, informer.FactoryOptions{})
-	inf := informer.Shared[*corev1.Pod](f, informer.SharedOptions{Namespace: e.ns})
+	inf, err := informer.Acquire[*corev1.Pod](f, informer.SharedOptions{Namespace: e.ns})
+	if err != nil {
+		t.Fatal(err)
+	}
 	f.Start(ctx)
 	if err := f.WaitForSync(ctx); err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ func TestStartAbortableCancelsReconcilesAtOnceWhenAborted(t *testing.T) {
 					}
 				}}
 				f := informer.NewFactory(newMemBackend(cm("a")), informer.FactoryOptions{Reflector: informer.ReflectorOptions{DisableStreaming: true}})
-				c, err := New(f, Options{Reconciler: rec, DrainTimeout: time.Hour, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+				c, err := New(f, Options{Reconciler: rec, DrainTimeout: time.Hour, Sources: []Source{For[*corev1.ConfigMap]{}}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -79,8 +79,8 @@ func TestSyncStatesReportEachSourcesInformer(t *testing.T) {
 		gate := make(chan struct{})
 		src.gate = gate
 		h := startController(t, src, Options{Reconciler: &recorder{}, Sources: []Source{
-			For[*corev1.ConfigMap](SourceOptions{}),
-			Watches[*corev1.ConfigMap](nil, SourceOptions{}),
+			For[*corev1.ConfigMap]{},
+			Watches[*corev1.ConfigMap]{Map: nil},
 		}})
 		states := func() (names []string, synced []bool) {
 			for name, ok := range h.ctl.SyncStates() {

@@ -39,7 +39,7 @@ func benchmarkLoop(b *testing.B, reg prometheus.Registerer) {
 		return Result{}, nil
 	})
 	f := informer.NewFactory(src, informer.FactoryOptions{Reflector: informer.ReflectorOptions{DisableStreaming: true}, MutationDetection: informer.DetectOff})
-	ctl, err := New(f, Options{Reconciler: r, MaxConcurrentReconciles: 4, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}, Registerer: reg})
+	ctl, err := New(f, Options{Reconciler: r, MaxConcurrentReconciles: 4, Sources: []Source{For[*corev1.ConfigMap]{}}, Registerer: reg})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func benchmarkLiveChange(b *testing.B, priority bool) {
 		})
 		f := informer.NewFactory(src, informer.FactoryOptions{Reflector: informer.ReflectorOptions{DisableStreaming: true}, MutationDetection: informer.DetectOff})
 		ctl, err := New(f, Options{Reconciler: r, MaxConcurrentReconciles: 4, PriorityQueue: priority,
-			Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+			Sources: []Source{For[*corev1.ConfigMap]{}}})
 		if err != nil {
 			b.Fatal(err)
 		}

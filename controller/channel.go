@@ -37,7 +37,9 @@ func (s *channelSource[E]) String() string {
 	return "Channel[" + reflect.TypeFor[E]().String() + "]"
 }
 
-func (s *channelSource[E]) clone() Source { return nil }
+func (s *channelSource[E]) clone() source { return nil }
+
+func (s *channelSource[E]) newSource() source { return s }
 
 func (s *channelSource[E]) bind(*binder) error {
 	if s.bound {

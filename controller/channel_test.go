@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/informer"
 )
@@ -53,7 +55,7 @@ func TestChannelSource(t *testing.T) {
 			src := newMemBackend()
 			rec := &recorder{}
 			h := startController(t, src, Options{Reconciler: rec, Sources: []Source{
-				For[*corev1.ConfigMap](SourceOptions{}), Channel[Request](ch, nil),
+				For[*corev1.ConfigMap]{}, Channel[Request](ch, nil),
 			}})
 			close(ch)
 			synctest.Wait()
@@ -83,7 +85,7 @@ func TestChannelSource(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			ch := make(chan Request)
 			h := startController(t, newMemBackend(), Options{Reconciler: &recorder{}, Sources: []Source{
-				Channel[Request](ch, nil), For[*corev1.ConfigMap](SourceOptions{}),
+				Channel[Request](ch, nil), For[*corev1.ConfigMap]{},
 			}})
 			synctest.Wait()
 			var names []string
@@ -149,7 +151,7 @@ func TestPriorityQueueReconcilesALiveChangeBeforeTheInitialBacklog(t *testing.T)
 					return Result{}, nil
 				}}
 				h := startController(t, src, Options{Reconciler: rec, PriorityQueue: tt.priority,
-					Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+					Sources: []Source{For[*corev1.ConfigMap]{}}})
 				synctest.Wait() // the backlog waits behind the first reconcile
 				src.write(cm("new"))
 				synctest.Wait()
@@ -168,17 +170,26 @@ func TestPriorityQueueReconcilesALiveChangeBeforeTheInitialBacklog(t *testing.T)
 	}
 }
 
-func TestSourcesOfOneTypeMustAgreeOnAStrictFactory(t *testing.T) {
+func TestSourcesOfOneTypeShareTheDeclaredInformer(t *testing.T) {
 	f := informer.NewFactory(newMemBackend(), informer.FactoryOptions{OneInformerPerType: true})
-	r := &recorder{}
-	if _, err := New(f, Options{Name: "a", Reconciler: r, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}}); err != nil {
+	if err := f.Declare(informer.Declare[*corev1.ConfigMap](informer.SharedOptions{Namespace: "ns"})); err != nil {
 		t.Fatal(err)
 	}
-	_, err := New(f, Options{Name: "b", Reconciler: r, Sources: []Source{
-		For[*corev1.ConfigMap](SourceOptions{Informer: informer.SharedOptions{Namespace: "ns"}}),
-	}})
-	var ce *informer.OptionsConflictError
-	if !errors.As(err, &ce) || ce.Field != "Namespace" {
-		t.Fatalf("New = %v, want an *informer.OptionsConflictError", err)
+	r := &recorder{}
+	a, err := New(f, Options{Name: "a", Reconciler: r, Sources: []Source{For[*corev1.ConfigMap]{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(f, Options{Name: "b", Reconciler: r, Sources: []Source{Owns[*corev1.ConfigMap]{OwnerKind: schema.GroupKind{Kind: "Foo"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ia := a.sources[0].(*kindSource[*corev1.ConfigMap]).inf
+	ib := b.sources[0].(*kindSource[*corev1.ConfigMap]).inf
+	if ia == nil || ia != ib || !strings.Contains(ia.Name(), "ns") {
+		t.Fatalf("informers %v and %v, want the one declared in namespace ns", ia, ib)
+	}
+	if _, err := informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "other"}); !errors.Is(err, informer.ErrOptionsConflict) {
+		t.Fatalf("another namespace = %v, want a conflict", err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // of the sources, and a context that ends when it is disengaged.
 type engagement struct {
 	name    string
-	sources []Source
+	sources []source
 	ctx     context.Context
 	cancel  context.CancelFunc
 	started atomic.Bool
@@ -33,7 +33,7 @@ func (c *Controller) binder(factory *informer.Factory, kinds KindResolver) *bind
 		scheme:  c.opts.Scheme,
 		forKind: func() (schema.GroupKind, error) {
 			if c.forType == nil {
-				return schema.GroupKind{}, fmt.Errorf("%w: Owns needs a For source or SourceOptions.OwnerKind", ErrUnknownKind)
+				return schema.GroupKind{}, fmt.Errorf("%w: Owns needs a For source or Owns.OwnerKind", ErrUnknownKind)
 			}
 			if !c.forGVR.Empty() {
 				return resourceKind(kinds, c.forGVR)
@@ -47,17 +47,17 @@ func (c *Controller) binder(factory *informer.Factory, kinds KindResolver) *bind
 // bindHost binds the sources of the host cluster on factory: Options.Sources
 // themselves, or with MultiCluster copies of them (checking the templates
 // first), plus the Channel sources.
-func (c *Controller) bindHost(factory *informer.Factory) ([]Source, error) {
+func (c *Controller) bindHost(factory *informer.Factory) ([]source, error) {
 	b := c.binder(factory, c.opts.Kinds)
-	var bound []Source
-	fail := func(err error) ([]Source, error) {
+	var bound []source
+	fail := func(err error) ([]source, error) {
 		for _, s := range bound {
 			s.stop()
 		}
 		return nil, err
 	}
 	if !c.opts.MultiCluster {
-		for _, s := range c.opts.Sources {
+		for _, s := range c.templates {
 			if err := s.bind(b); err != nil {
 				return fail(err)
 			}
@@ -66,7 +66,7 @@ func (c *Controller) bindHost(factory *informer.Factory) ([]Source, error) {
 		return bound, nil
 	}
 	tb := c.binder(nil, c.opts.Kinds)
-	for _, s := range c.opts.Sources {
+	for _, s := range c.templates {
 		cp := s.clone()
 		if cp == nil { // not per cluster: runs once, on the host
 			if err := s.bind(b); err != nil {
@@ -124,7 +124,7 @@ func (c *Controller) Engage(name string, factory *informer.Factory, kinds KindRe
 	b := c.binder(factory, kinds)
 	e := &engagement{name: name, synced: make(chan struct{})}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	for _, s := range c.opts.Sources {
+	for _, s := range c.templates {
 		cp := s.clone()
 		if cp == nil {
 			continue
@@ -302,11 +302,11 @@ func (e *engagement) hasSynced() bool {
 func resourceKind(kinds KindResolver, gvr schema.GroupVersionResource) (schema.GroupKind, error) {
 	rk, ok := kinds.(ResourceKindResolver)
 	if !ok {
-		return schema.GroupKind{}, fmt.Errorf("%w: the For source is ForMetadata(%s) and Options.Kinds cannot map resources; set SourceOptions.OwnerKind", ErrUnknownKind, gvr)
+		return schema.GroupKind{}, fmt.Errorf("%w: the For source is ForMetadata(%s) and Options.Kinds cannot map resources; set Owns.OwnerKind", ErrUnknownKind, gvr)
 	}
 	gvk, err := rk.KindForResource(gvr)
 	if err != nil {
-		return schema.GroupKind{}, fmt.Errorf("%w: %w; set SourceOptions.OwnerKind", ErrUnknownKind, err)
+		return schema.GroupKind{}, fmt.Errorf("%w: %w; set Owns.OwnerKind", ErrUnknownKind, err)
 	}
 	return gvk.GroupKind(), nil
 }

@@ -87,7 +87,7 @@ func TestMultiClusterRequestsNameTheirCluster(t *testing.T) {
 		ctx := t.Context()
 		rec := &recorder{}
 		h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, MultiCluster: true,
-			Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+			Sources: []Source{For[*corev1.ConfigMap]{}}})
 		engage(ctx, t, h.ctl, "east", newMemBackend(cm("a"), cm("b")))
 		synctest.Wait()
 		west := newMemBackend()
@@ -131,7 +131,7 @@ func TestDisengageCancelsAndDropsTheClusterRequests(t *testing.T) {
 		}}
 		host := newMemBackend()
 		h := startController(t, host, Options{Reconciler: rec, MultiCluster: true, MaxConcurrentReconciles: 1,
-			Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+			Sources: []Source{For[*corev1.ConfigMap]{}}})
 		engage(ctx, t, h.ctl, "east", newMemBackend(cm("a"), cm("b"), cm("c")))
 		synctest.Wait() // one east reconcile hangs, two are queued
 		if err := h.ctl.Disengage("east"); err != nil {
@@ -177,7 +177,7 @@ func TestSlowClusterStallsNoOther(t *testing.T) {
 		slow.gate = make(chan struct{})
 		h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, MultiCluster: true,
 			CacheSyncTimeout: time.Minute,
-			Sources:          []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+			Sources:          []Source{For[*corev1.ConfigMap]{}}})
 		engage(ctx, t, h.ctl, "slow", slow)
 		east := newMemBackend()
 		engage(ctx, t, h.ctl, "east", east)
@@ -203,13 +203,13 @@ func TestSlowClusterStallsNoOther(t *testing.T) {
 
 func TestEngageErrors(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		single := startController(t, newMemBackend(), Options{Reconciler: &recorder{}, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+		single := startController(t, newMemBackend(), Options{Reconciler: &recorder{}, Sources: []Source{For[*corev1.ConfigMap]{}}})
 		if err := single.ctl.Engage("east", memFactory(newMemBackend()), nil); !errors.Is(err, ErrInvalidOptions) {
 			t.Errorf("Engage of a single-cluster controller = %v, want ErrInvalidOptions", err)
 		}
 		single.stop(t)
 
-		h := startController(t, newMemBackend(), Options{Reconciler: &recorder{}, MultiCluster: true, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+		h := startController(t, newMemBackend(), Options{Reconciler: &recorder{}, MultiCluster: true, Sources: []Source{For[*corev1.ConfigMap]{}}})
 		for _, tc := range []struct {
 			name    string
 			cluster string
@@ -234,7 +234,7 @@ func TestEngageErrors(t *testing.T) {
 		}
 	})
 	if _, err := New(memFactory(newMemBackend()), Options{Reconciler: &recorder{}, SkipHostCluster: true,
-		Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}}); !errors.Is(err, ErrInvalidOptions) {
+		Sources: []Source{For[*corev1.ConfigMap]{}}}); !errors.Is(err, ErrInvalidOptions) {
 		t.Errorf("SkipHostCluster without MultiCluster = %v, want ErrInvalidOptions", err)
 	}
 }
@@ -260,7 +260,7 @@ func TestClustersAreServedInTurn(t *testing.T) {
 				}}
 				h := startController(t, newMemBackend(), Options{Reconciler: rec, MultiCluster: true, SkipHostCluster: true,
 					MaxConcurrentReconciles: 1, Lane: tc.lane,
-					Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+					Sources: []Source{For[*corev1.ConfigMap]{}}})
 				var objs []informer.Object
 				for i := range 50 {
 					objs = append(objs, cm(fmt.Sprint("b", i)))

@@ -41,7 +41,8 @@ type Options struct {
 	// Reconciler is the code the workers run for each Request.
 	Reconciler Reconciler
 	// Sources enqueue Requests: at most one For, any number of Owns,
-	// Watches and Channel. A Source must not be given to two Controllers.
+	// Watches and Channel. A source value may be given to several
+	// Controllers; a Channel to one only (ErrSourceReused).
 	Sources []Source
 	// MaxConcurrentReconciles is the number of workers. Zero means 1.
 	MaxConcurrentReconciles int
@@ -148,9 +149,13 @@ type Controller struct {
 	// sources run on the host cluster: Options.Sources, or with
 	// MultiCluster their copies (none with SkipHostCluster) and the
 	// Channel sources.
-	sources []Source
-	forType reflect.Type                // the For source's, nil if none
-	forGVR  schema.GroupVersionResource // the For source's resource with ForMetadata
+	sources []source
+	// templates are the state of Options.Sources for this Controller: the
+	// host's sources themselves without MultiCluster, else what each
+	// cluster's sources are cloned from.
+	templates []source
+	forType   reflect.Type                // the For source's, nil if none
+	forGVR    schema.GroupVersionResource // the For source's resource with ForMetadata
 
 	mu       sync.Mutex
 	clusters map[string]*engagement // with MultiCluster: the engaged clusters
@@ -200,10 +205,13 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 	}
 	var forType reflect.Type
 	var forGVR schema.GroupVersionResource
-	for i, s := range opts.Sources {
-		if s == nil {
+	templates := make([]source, len(opts.Sources))
+	for i, src := range opts.Sources {
+		if src == nil {
 			return nil, invalid("Sources[%d] is nil", i)
 		}
+		s := src.newSource()
+		templates[i] = s
 		if s.sourceKind() == kindFor {
 			if forType != nil {
 				return nil, invalid("more than one For source")
@@ -222,14 +230,15 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 		return nil, invalid("SkipHostCluster without MultiCluster")
 	}
 	c := &Controller{
-		name:     opts.Name,
-		opts:     opts,
-		factory:  factory,
-		clock:    clock.Or(opts.Clock),
-		log:      opts.Logger,
-		forType:  forType,
-		forGVR:   forGVR,
-		clusters: map[string]*engagement{},
+		name:      opts.Name,
+		opts:      opts,
+		factory:   factory,
+		clock:     clock.Or(opts.Clock),
+		log:       opts.Logger,
+		forType:   forType,
+		forGVR:    forGVR,
+		templates: templates,
+		clusters:  map[string]*engagement{},
 	}
 	c.log = defaultlog.Or(c.log)
 	if opts.TracerProvider != nil {

@@ -129,7 +129,7 @@ func TestReconcilesEveryObjectOnceAfterSync(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := newMemBackend(cm("a"), cm("b"), cm("c"))
 		rec := &recorder{}
-		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap]{}}})
 		synctest.Wait()
 		if got := rec.total(); got != 3 {
 			t.Fatalf("reconciles after sync = %d, want 3", got)
@@ -153,7 +153,7 @@ func TestWorkersDoNotStartBeforeEverySourceSynced(t *testing.T) {
 		src := newMemBackend(cm("a"))
 		src.gate = make(chan struct{})
 		rec := &recorder{}
-		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap]{}}})
 		// Less than the reflector's LIST timeout (1 min): the LIST is
 		// still pending when the gate opens.
 		time.Sleep(30 * time.Second)
@@ -176,7 +176,7 @@ func TestStartFailsWithTheCauseWhenASourceCannotSync(t *testing.T) {
 		src.listErr = apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("rbac says no"))
 		rec := &recorder{}
 		h := startController(t, src, Options{Reconciler: rec, CacheSyncTimeout: 10 * time.Second,
-			Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+			Sources: []Source{For[*corev1.ConfigMap]{}}})
 		err := <-h.done
 		<-h.done
 		h.cancel()
@@ -259,7 +259,7 @@ func TestOutcomes(t *testing.T) {
 				rec := &recorder{fn: tt.fn}
 				h := startController(t, newMemBackend(cm("a")), Options{
 					Reconciler:  rec,
-					Sources:     []Source{For[*corev1.ConfigMap](SourceOptions{})},
+					Sources:     []Source{For[*corev1.ConfigMap]{}},
 					RateLimiter: workqueue.NewExponential[Request](backoff.Backoff{Initial: time.Second}),
 				})
 				time.Sleep(time.Hour)
@@ -293,7 +293,7 @@ func TestPanicsAndErrorsAreCounted(t *testing.T) {
 			}
 			return Result{}, nil
 		}}
-		h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})},
+		h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap]{}},
 			RateLimiter: workqueue.NewExponential[Request](backoff.Backoff{Initial: time.Second})})
 		time.Sleep(time.Hour)
 		synctest.Wait()
@@ -347,7 +347,7 @@ func TestNoRequestIsReconciledTwiceAtOnce(t *testing.T) {
 			return Result{}, nil
 		}}
 		src := newMemBackend(cm("a"), cm("b"))
-		h := startController(t, src, Options{Reconciler: rec, MaxConcurrentReconciles: 4, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+		h := startController(t, src, Options{Reconciler: rec, MaxConcurrentReconciles: 4, Sources: []Source{For[*corev1.ConfigMap]{}}})
 		synctest.Wait()
 		for i := range 200 {
 			o := cm([]string{"a", "b"}[i%2])
@@ -399,7 +399,7 @@ func TestShutdownDrainsReconcilesInFlight(t *testing.T) {
 					}
 					return Result{}, nil
 				}}
-				h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, DrainTimeout: tt.drain, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+				h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, DrainTimeout: tt.drain, Sources: []Source{For[*corev1.ConfigMap]{}}})
 				<-started
 				t0 := time.Now()
 				h.cancel()
@@ -440,8 +440,8 @@ func TestOwnsEnqueuesTheControllingOwner(t *testing.T) {
 		)
 		rec := &recorder{}
 		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{
-			For[*appsv1.Deployment](SourceOptions{}),
-			Owns[*appsv1.ReplicaSet](SourceOptions{}),
+			For[*appsv1.Deployment]{},
+			Owns[*appsv1.ReplicaSet]{},
 		}})
 		synctest.Wait()
 		web := Request{Key: informer.Key{Namespace: "ns", Name: "web"}}
@@ -460,11 +460,11 @@ func TestOwnsEnqueuesTheControllingOwner(t *testing.T) {
 
 func TestOwnsNeedsAKnownOwnerKind(t *testing.T) {
 	f := informer.NewFactory(newMemBackend(), informer.FactoryOptions{})
-	_, err := New(f, Options{Reconciler: &recorder{}, Sources: []Source{Owns[*appsv1.ReplicaSet](SourceOptions{})}})
+	_, err := New(f, Options{Reconciler: &recorder{}, Sources: []Source{Owns[*appsv1.ReplicaSet]{}}})
 	if !errors.Is(err, ErrUnknownKind) {
 		t.Fatalf("New = %v, want ErrUnknownKind", err)
 	}
-	_, err = New(f, Options{Reconciler: &recorder{}, Sources: []Source{Owns[*appsv1.ReplicaSet](SourceOptions{OwnerKind: schema.GroupKind{Group: "apps", Kind: "Deployment"}})}})
+	_, err = New(f, Options{Reconciler: &recorder{}, Sources: []Source{Owns[*appsv1.ReplicaSet]{OwnerKind: schema.GroupKind{Group: "apps", Kind: "Deployment"}}}})
 	if err != nil {
 		t.Fatalf("New with OwnerKind = %v", err)
 	}
@@ -477,7 +477,7 @@ func TestWatchesMapsEventsToRequests(t *testing.T) {
 		mapFn := func(_ context.Context, o *corev1.ConfigMap) []Request {
 			return []Request{{Key: informer.Key{Namespace: o.Namespace, Name: "app-1"}}, {Key: informer.Key{Namespace: o.Namespace, Name: "app-2"}}}
 		}
-		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{Watches(mapFn, SourceOptions{})}})
+		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{Watches[*corev1.ConfigMap]{Map: mapFn}}})
 		synctest.Wait()
 		if rec.total() != 2 {
 			t.Fatalf("reconciles %v, want app-1 and app-2", rec.calls)
@@ -491,7 +491,7 @@ func TestPredicatesFilterSourceEvents(t *testing.T) {
 		src := newMemBackend(cm("a"))
 		rec := &recorder{}
 		h := startController(t, src, Options{Reconciler: rec, Sources: []Source{
-			For[*corev1.ConfigMap](SourceOptions{Predicates: []Predicate{LabelsChanged}}),
+			For[*corev1.ConfigMap]{Predicates: []Predicate{LabelsChanged}},
 		}})
 		synctest.Wait()
 		o := cm("a")
@@ -514,8 +514,8 @@ func TestPredicatesFilterSourceEvents(t *testing.T) {
 func TestNewRejectsBadOptions(t *testing.T) {
 	f := informer.NewFactory(newMemBackend(), informer.FactoryOptions{})
 	rec := &recorder{}
-	reused := For[*corev1.ConfigMap](SourceOptions{})
-	if _, err := New(f, Options{Reconciler: rec, Sources: []Source{reused}}); err != nil {
+	reused := Channel(make(chan Request), nil)
+	if _, err := New(f, Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap]{}, reused}}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -524,13 +524,13 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		opts    Options
 		want    error
 	}{
-		{"nil factory", nil, Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}}, ErrInvalidOptions},
-		{"no reconciler", f, Options{Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}}, ErrInvalidOptions},
+		{"nil factory", nil, Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap]{}}}, ErrInvalidOptions},
+		{"no reconciler", f, Options{Sources: []Source{For[*corev1.ConfigMap]{}}}, ErrInvalidOptions},
 		{"no source", f, Options{Reconciler: rec}, ErrInvalidOptions},
 		{"nil source", f, Options{Reconciler: rec, Sources: []Source{nil}}, ErrInvalidOptions},
-		{"two For", f, Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{}), For[*corev1.Secret](SourceOptions{})}}, ErrInvalidOptions},
-		{"negative workers", f, Options{Reconciler: rec, MaxConcurrentReconciles: -1, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}}, ErrInvalidOptions},
-		{"reused source", f, Options{Reconciler: rec, Sources: []Source{reused}}, ErrSourceReused},
+		{"two For", f, Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap]{}, For[*corev1.Secret]{}}}, ErrInvalidOptions},
+		{"negative workers", f, Options{Reconciler: rec, MaxConcurrentReconciles: -1, Sources: []Source{For[*corev1.ConfigMap]{}}}, ErrInvalidOptions},
+		{"reused Channel source", f, Options{Reconciler: rec, Sources: []Source{reused}}, ErrSourceReused},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -543,7 +543,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 
 func TestStartTwiceFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := startController(t, newMemBackend(), Options{Reconciler: &recorder{}, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+		h := startController(t, newMemBackend(), Options{Reconciler: &recorder{}, Sources: []Source{For[*corev1.ConfigMap]{}}})
 		synctest.Wait()
 		if err := h.ctl.Start(t.Context()); !errors.Is(err, ErrAlreadyStarted) {
 			t.Fatalf("second Start = %v, want ErrAlreadyStarted", err)

@@ -17,9 +17,9 @@
 //		Name:       "web",
 //		Reconciler: r,
 //		Sources: []controller.Source{
-//			controller.For[*appsv1.Deployment](controller.SourceOptions{}),  // the object itself
-//			controller.Owns[*appsv1.ReplicaSet](controller.SourceOptions{}), // its controller owner
-//			controller.Watches(mapConfig, controller.SourceOptions{}),       // any mapping
+//			controller.For[*appsv1.Deployment]{},                      // the object itself
+//			controller.Owns[*appsv1.ReplicaSet]{},                     // its controller owner
+//			controller.Watches[*corev1.ConfigMap]{Map: configUsers},   // any mapping
 //		},
 //		MaxConcurrentReconciles: 4,
 //	})
@@ -41,10 +41,15 @@
 // object: the reconciler reads the current state from the cache when it
 // runs, so a burst of events for one object costs one reconcile, and a
 // reconcile always sees the latest state. It reads it through an
-// informer.Reader (manager.Reader), which shares the informer of the
-// sources of the same type:
+// informer.Reader made on the same host (informer.NewReader[T](mgr, ...)),
+// which shares the informer of the sources of the same type:
 //
 //	d, err := r.deployments.Get(ctx, req.Key) // apierrors.IsNotFound(err): deleted
+//
+// A type's informer options (namespace, selectors, transform, indexes)
+// are declared once, where the cache is made (manager.Options.Declarations,
+// informer.Factory.Declare); sources and readers refer to the type alone,
+// so they cannot ask for a second cache of it by mistake.
 //
 // # Many clusters
 //

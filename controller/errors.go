@@ -14,7 +14,7 @@ var (
 	// manager package returns the same value for a second Start of a
 	// Manager.
 	ErrAlreadyStarted = errors.New("already started")
-	// ErrSourceReused is returned by New for a Source already bound to
+	// ErrSourceReused is returned by New for a Channel source already bound to
 	// another Controller.
 	ErrSourceReused = errors.New("source already used by a controller")
 	// ErrUnknownKind is returned by New when the owner kind of an Owns

@@ -92,7 +92,7 @@ func ExampleNew() {
 	c, err := controller.New(factory, controller.Options{
 		Name:       "deployments",
 		Reconciler: rec,
-		Sources:    []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})},
+		Sources:    []controller.Source{controller.For[*appsv1.Deployment]{}},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -125,8 +125,8 @@ func ExampleOwns() {
 		Name:       "deployments",
 		Reconciler: rec,
 		Sources: []controller.Source{
-			controller.For[*appsv1.Deployment](controller.SourceOptions{}),
-			controller.Owns[*appsv1.ReplicaSet](controller.SourceOptions{}),
+			controller.For[*appsv1.Deployment]{},
+			controller.Owns[*appsv1.ReplicaSet]{},
 		},
 	})
 	if err != nil {
@@ -163,7 +163,7 @@ func ExampleWatches() {
 	c, err := controller.New(factory, controller.Options{
 		Name:       "deployments",
 		Reconciler: rec,
-		Sources:    []controller.Source{controller.Watches(toDeployment, controller.SourceOptions{})},
+		Sources:    []controller.Source{controller.Watches[*corev1.ConfigMap]{Map: toDeployment}},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -177,8 +177,8 @@ func ExampleWatches() {
 
 // ForMetadata watches and caches only the metadata of a resource, for a
 // reconciler that needs labels, annotations or owners and not the spec.
-// The reconciler reads the same shared metadata informer through
-// informer.SharedMetadata with the same options.
+// The reconciler reads the same shared metadata informer through a
+// Reader made with informer.NewMetadataReader on the same factory.
 func ExampleForMetadata() {
 	factory, stop := exampleFactory(
 		deployment("shop", "web", map[string]string{"team": "storefront"}),
@@ -187,18 +187,24 @@ func ExampleForMetadata() {
 	defer stop()
 
 	gvr := appsv1.SchemeGroupVersion.WithResource("deployments")
-	cache := informer.SharedMetadata(factory, gvr, informer.SharedOptions{}).Lister()
+	cache, err := informer.NewMetadataReader(factory, gvr, informer.ReaderOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	teams := make(chan string, 16)
-	reconcile := func(_ context.Context, req controller.Request) (controller.Result, error) {
-		if m, ok := cache.GetKey(req.Key); ok { // a *metav1.PartialObjectMetadata
-			teams <- req.String() + " team=" + m.Labels["team"]
+	reconcile := func(ctx context.Context, req controller.Request) (controller.Result, error) {
+		m, err := cache.Get(ctx, req.Key) // a *metav1.PartialObjectMetadata
+		if err != nil {
+			return controller.Result{}, err
 		}
+		teams <- req.String() + " team=" + m.Labels["team"]
 		return controller.Result{}, nil
 	}
 	c, err := controller.New(factory, controller.Options{
 		Name:       "teams",
 		Reconciler: controller.ReconcilerFunc(reconcile),
-		Sources:    []controller.Source{controller.ForMetadata(gvr, controller.SourceOptions{})},
+		Sources:    []controller.Source{controller.ForMetadata{Resource: gvr}},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -265,7 +271,7 @@ func ExampleOptions_priorityQueue() {
 		Name:          "deployments",
 		Reconciler:    rec,
 		PriorityQueue: true,
-		Sources:       []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})},
+		Sources:       []controller.Source{controller.For[*appsv1.Deployment]{}},
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -63,8 +63,8 @@ func TestOwnsFindsACustomOwnerKindThroughKinds(t *testing.T) {
 		)
 		rec := &recorder{}
 		h := startController(t, src, Options{Reconciler: rec, Kinds: fooKinds, Sources: []Source{
-			For[*Foo](SourceOptions{}),
-			Owns[*appsv1.Deployment](SourceOptions{}),
+			For[*Foo]{},
+			Owns[*appsv1.Deployment]{},
 		}})
 		synctest.Wait()
 		f1 := Request{Key: informer.Key{Namespace: "ns", Name: "f1"}}
@@ -81,12 +81,10 @@ func TestNewRefusesATypeKindsCannotMap(t *testing.T) {
 		sources []Source
 		wantErr bool
 	}{
-		{"a mapped For type is accepted", []Source{For[*Foo](SourceOptions{})}, false},
-		{"an unmapped For type fails New", []Source{For[*Bar](SourceOptions{})}, true},
-		{"an unmapped Watches type fails New", []Source{For[*Foo](SourceOptions{}), Watches[*Bar](nil, SourceOptions{})}, true},
-		{"an explicit resource is not checked", []Source{For[*Bar](SourceOptions{Informer: informer.SharedOptions{
-			Resource: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "bars"}}})}, false},
-		{"metadata sources are not checked", []Source{ForMetadata(schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "bars"}, SourceOptions{})}, false},
+		{"a mapped For type is accepted", []Source{For[*Foo]{}}, false},
+		{"an unmapped For type fails New", []Source{For[*Bar]{}}, true},
+		{"an unmapped Watches type fails New", []Source{For[*Foo]{}, Watches[*Bar]{Map: nil}}, true},
+		{"metadata sources are not checked", []Source{ForMetadata{Resource: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "bars"}}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,9 +140,8 @@ func TestOwnsOfAMetadataForSourceFindsTheOwnerKindFromItsResource(t *testing.T) 
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := informer.NewFactory(newMemBackend(), informer.FactoryOptions{})
-			owns := Owns[*appsv1.Deployment](SourceOptions{OwnerKind: tt.ownerKind})
-			_, err := New(f, Options{Reconciler: &recorder{}, Kinds: tt.kinds, Sources: []Source{
-				ForMetadata(tt.forGVR, SourceOptions{}), owns,
+			ctl, err := New(f, Options{Reconciler: &recorder{}, Kinds: tt.kinds, Sources: []Source{
+				ForMetadata{Resource: tt.forGVR}, Owns[*appsv1.Deployment]{OwnerKind: tt.ownerKind},
 			}})
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) || !errors.Is(err, ErrUnknownKind) {
@@ -155,7 +152,7 @@ func TestOwnsOfAMetadataForSourceFindsTheOwnerKindFromItsResource(t *testing.T) 
 			if err != nil {
 				t.Fatalf("New = %v", err)
 			}
-			if got := owns.(*kindSource[*appsv1.Deployment]).owner; got != tt.want {
+			if got := ctl.templates[1].(*kindSource[*appsv1.Deployment]).owner; got != tt.want {
 				t.Fatalf("owner kind = %v, want %v", got, tt.want)
 			}
 		})

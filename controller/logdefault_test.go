@@ -23,7 +23,7 @@ func TestNoLoggerSendsFailuresToTheDefaultLogger(t *testing.T) {
 		rec := &recorder{fn: func(context.Context, Request, int) (Result, error) {
 			return Result{}, errors.New("boom")
 		}}
-		h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+		h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, Sources: []Source{For[*corev1.ConfigMap]{}}})
 		synctest.Wait()
 		h.stop(t)
 	})

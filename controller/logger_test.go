@@ -41,7 +41,7 @@ func TestLoggerFromNamesControllerAndRequest(t *testing.T) {
 			LoggerFrom(ctx).Info("hello")
 			return Result{}, nil
 		}}
-		h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, Logger: log, Sources: []Source{For[*corev1.ConfigMap](SourceOptions{})}})
+		h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, Logger: log, Sources: []Source{For[*corev1.ConfigMap]{}}})
 		synctest.Wait()
 		h.stop(t)
 		var line string

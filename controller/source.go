@@ -12,19 +12,28 @@ import (
 	"github.com/kubego/kubego/informer"
 )
 
-// Source is a stream of events that enqueue Requests: For, Owns or
-// Watches. A Source belongs to one Controller; make a new one per
-// Controller. The informer behind it comes from the Controller's Factory,
-// so sources of the same type and options in one process share one watch
-// and one cache.
+// Source is where a Controller's Requests come from: [For], [Owns],
+// [Watches] and [ForMetadata] are values (their zero options watch every
+// object of the type and pass every event), [Channel] a function. The
+// informer behind a source is the shared informer of its type in the
+// Controller's cache — with the options the type was declared with
+// (manager.Options.Declarations), so every source and reader of a type shares
+// one watch and one cache. A source value may be given to several
+// Controllers; a Channel belongs to one.
 type Source interface {
 	// String names the source in logs and errors.
 	String() string
+	// newSource returns the source's state for one Controller.
+	newSource() source
+}
 
+// source is a Source bound (or to be bound) to one Controller.
+type source interface {
+	String() string
 	bind(b *binder) error
 	// clone returns an unbound copy for another cluster, or nil for a
 	// source that is not per cluster (Channel).
-	clone() Source
+	clone() source
 	start(q enqueuer) error
 	stop()
 	waitForSync(ctx context.Context) error
@@ -34,24 +43,95 @@ type Source interface {
 	goType() reflect.Type
 }
 
-// SourceOptions configure a Source. The zero value watches every object
-// of the type, in every namespace, and passes every event.
-type SourceOptions struct {
-	// Informer chooses the shared informer: namespace, selectors,
-	// transform, indexes (see informer.SharedOptions).
-	Informer informer.SharedOptions
+// sourceOptions are the options of every kind of source.
+type sourceOptions struct {
+	predicates         []Predicate
+	ownerKind          schema.GroupKind
+	clusterScopedOwner bool
+}
+
+// For is the primary source of a Controller: each event of an object of
+// type T enqueues a Request for that object. A Controller has at most one
+// For source; Owns sources map to its kind. The zero value passes every
+// event.
+type For[T informer.Object] struct {
 	// Predicates filter events: an event enqueues only if every predicate
 	// passes it.
 	Predicates []Predicate
-	// OwnerKind (Owns only) is the group and kind of the owner to look for
-	// in ownerReferences. Zero means the kind of the Controller's For
-	// source, found through Options.Kinds (the client's registry, built-in
-	// table and scheme) or else Options.Scheme; set it for a ForMetadata
-	// source, or a For type neither knows.
+}
+
+func (s For[T]) String() string { return "For[" + reflect.TypeFor[T]().String() + "]" }
+
+func (s For[T]) newSource() source {
+	return &kindSource[T]{kind: kindFor, opts: sourceOptions{predicates: s.Predicates}}
+}
+
+// ForMetadata is the primary source of a Controller from the
+// metadata-only informer of a resource: objects arrive, and are cached,
+// as *metav1.PartialObjectMetadata (name, namespace, labels, annotations,
+// owner references, generation...), without spec or status. Use it
+// instead of For when the reconciler needs only metadata, as a labeler
+// does: the API server sends less, the client decodes and caches less.
+// Read the objects with informer.NewMetadataReader on the same host.
+//
+// Owns sources of a Controller whose For source is ForMetadata find the
+// owner kind from Resource when Options.Kinds is a ResourceKindResolver
+// (a Manager's client is); otherwise they must set Owns.OwnerKind.
+type ForMetadata struct {
+	// Resource is the watched resource; required.
+	Resource schema.GroupVersionResource
+	// Predicates filter events, as For's.
+	Predicates []Predicate
+}
+
+func (s ForMetadata) String() string { return "ForMetadata[" + s.Resource.String() + "]" }
+
+func (s ForMetadata) newSource() source {
+	return &kindSource[*metav1.PartialObjectMetadata]{kind: kindFor, opts: sourceOptions{predicates: s.Predicates}, gvr: s.Resource, metadata: true}
+}
+
+// Owns is a source of objects of type T owned by objects of the For kind:
+// an event of a T whose controller ownerReference (controller: true)
+// points to an object of that kind enqueues a Request for the owner (old
+// and new owner on an update that changes it). Objects without such a
+// reference enqueue nothing. The zero value finds the owner kind from the
+// For source.
+type Owns[T informer.Object] struct {
+	// Predicates filter events, as For's.
+	Predicates []Predicate
+	// OwnerKind is the group and kind of the owner to look for in
+	// ownerReferences. Zero means the kind of the Controller's For source,
+	// found through Options.Kinds (the client's registry, built-in table
+	// and scheme) or else Options.Scheme; set it for a ForMetadata source
+	// whose resource Options.Kinds cannot map, or a For type neither
+	// knows.
 	OwnerKind schema.GroupKind
-	// ClusterScopedOwner (Owns only) says the owner is cluster-scoped, so
-	// the Request has no namespace even though the owned object has one.
+	// ClusterScopedOwner says the owner is cluster-scoped, so the Request
+	// has no namespace even though the owned object has one.
 	ClusterScopedOwner bool
+}
+
+func (s Owns[T]) String() string { return "Owns[" + reflect.TypeFor[T]().String() + "]" }
+
+func (s Owns[T]) newSource() source {
+	return &kindSource[T]{kind: kindOwns, opts: sourceOptions{predicates: s.Predicates, ownerKind: s.OwnerKind, clusterScopedOwner: s.ClusterScopedOwner}}
+}
+
+// Watches is a source of objects of type T whose events enqueue the
+// Requests that Map returns (for an update, those of the old and of the
+// new object). Map runs on the source's handler goroutine: it must be
+// quick, may read caches, must not modify obj, and should not call the API
+// server. A nil Map enqueues nothing.
+type Watches[T informer.Object] struct {
+	Map func(ctx context.Context, obj T) []Request
+	// Predicates filter events, as For's.
+	Predicates []Predicate
+}
+
+func (s Watches[T]) String() string { return "Watches[" + reflect.TypeFor[T]().String() + "]" }
+
+func (s Watches[T]) newSource() source {
+	return &kindSource[T]{kind: kindWatches, opts: sourceOptions{predicates: s.Predicates}, mapFn: s.Map}
 }
 
 type sourceKind int
@@ -110,52 +190,10 @@ type ResourceKindResolver interface {
 	KindForResource(gvr schema.GroupVersionResource) (schema.GroupVersionKind, error)
 }
 
-// For makes the primary source of a Controller: each event of an object of
-// type T enqueues a Request for that object. A Controller has at most one
-// For source; Owns sources map to its kind.
-func For[T informer.Object](opts SourceOptions) Source {
-	return &kindSource[T]{kind: kindFor, opts: opts}
-}
-
-// ForMetadata makes the primary source of a Controller from a
-// metadata-only informer of resource gvr: objects arrive, and are cached,
-// as *metav1.PartialObjectMetadata (name, namespace, labels, annotations,
-// owner references, generation...), without spec or status. Use it
-// instead of For when the reconciler needs only metadata, as a labeler
-// does: the API server sends less, the client decodes and caches less.
-// Read the objects with informer.SharedMetadata on the Controller's
-// factory with the same SharedOptions, which returns the same shared
-// informer.
-//
-// Owns sources of a Controller whose For source is ForMetadata find the
-// owner kind from gvr when Options.Kinds is a ResourceKindResolver (a
-// Manager's client is); otherwise they must set SourceOptions.OwnerKind.
-func ForMetadata(gvr schema.GroupVersionResource, opts SourceOptions) Source {
-	return &kindSource[*metav1.PartialObjectMetadata]{kind: kindFor, opts: opts, gvr: gvr, metadata: true}
-}
-
-// Owns makes a source of objects of type T owned by objects of the For
-// kind: an event of a T whose controller ownerReference (controller: true)
-// points to an object of that kind enqueues a Request for the owner (old
-// and new owner on an update that changes it). Objects without such a
-// reference enqueue nothing.
-func Owns[T informer.Object](opts SourceOptions) Source {
-	return &kindSource[T]{kind: kindOwns, opts: opts}
-}
-
-// Watches makes a source of objects of type T whose events enqueue the
-// Requests that mapFn returns (for an update, those of the old and of the
-// new object). mapFn runs on the source's handler goroutine: it must be
-// quick, may read caches, must not modify obj, and should not call the API
-// server. A nil mapFn enqueues nothing.
-func Watches[T informer.Object](mapFn func(ctx context.Context, obj T) []Request, opts SourceOptions) Source {
-	return &kindSource[T]{kind: kindWatches, opts: opts, mapFn: mapFn}
-}
-
 // kindSource is every Source: an informer of T plus a mapping to Requests.
 type kindSource[T informer.Object] struct {
 	kind  sourceKind
-	opts  SourceOptions
+	opts  sourceOptions
 	mapFn func(ctx context.Context, obj T) []Request
 	// metadata: the informer is the metadata-only one of gvr (T is
 	// *metav1.PartialObjectMetadata).
@@ -187,7 +225,7 @@ func (s *kindSource[T]) String() string {
 	return verb + "[" + reflect.TypeFor[T]().String() + "]"
 }
 
-func (s *kindSource[T]) clone() Source {
+func (s *kindSource[T]) clone() source {
 	return &kindSource[T]{kind: s.kind, opts: s.opts, mapFn: s.mapFn, metadata: s.metadata, gvr: s.gvr}
 }
 
@@ -208,7 +246,7 @@ func (s *kindSource[T]) check(b *binder) error {
 		return fmt.Errorf("%w: %s", ErrSourceReused, s)
 	}
 	if s.kind == kindOwns {
-		s.owner = s.opts.OwnerKind
+		s.owner = s.opts.ownerKind
 		if s.owner.Kind == "" {
 			gk, err := b.forKind()
 			if err != nil {
@@ -217,7 +255,7 @@ func (s *kindSource[T]) check(b *binder) error {
 			s.owner = gk
 		}
 	}
-	if b.kinds != nil && !s.metadata && s.opts.Informer.Resource.Empty() {
+	if b.kinds != nil && !s.metadata {
 		if _, err := b.kinds.KindOf(zeroOf(reflect.TypeFor[T]())); err != nil {
 			return fmt.Errorf("%s: %w: %w", s, ErrUnknownKind, err)
 		}
@@ -229,7 +267,7 @@ func (s *kindSource[T]) check(b *binder) error {
 // acquire takes the source's informer from b's factory.
 func (s *kindSource[T]) acquire(b *binder) error {
 	if s.metadata {
-		minf, err := informer.AcquireMetadata(b.factory, s.gvr, s.opts.Informer)
+		minf, err := informer.AcquireMetadata(b.factory, s.gvr, informer.SharedOptions{})
 		if err != nil {
 			return fmt.Errorf("%s: %w", s, err)
 		}
@@ -241,7 +279,7 @@ func (s *kindSource[T]) acquire(b *binder) error {
 		s.inf = inf
 		return nil
 	}
-	inf, err := informer.Acquire[T](b.factory, s.opts.Informer)
+	inf, err := informer.Acquire[T](b.factory, informer.SharedOptions{})
 	if err != nil {
 		return fmt.Errorf("%s: %w", s, err)
 	}
@@ -292,7 +330,7 @@ func (s *kindSource[T]) metadataResource() (schema.GroupVersionResource, bool) {
 
 // pass reports whether every predicate passes e.
 func (s *kindSource[T]) pass(e Event) bool {
-	for _, p := range s.opts.Predicates {
+	for _, p := range s.opts.predicates {
 		if !p(e) {
 			return false
 		}
@@ -343,7 +381,7 @@ func (s *kindSource[T]) emit(obj T, add func(Request)) {
 	case kindFor:
 		add(Request{Key: informer.KeyOf(obj)})
 	case kindOwns:
-		if req, ok := ownerRequest(obj, s.owner, s.opts.ClusterScopedOwner); ok {
+		if req, ok := ownerRequest(obj, s.owner, s.opts.clusterScopedOwner); ok {
 			add(req)
 		}
 	case kindWatches:
@@ -398,7 +436,7 @@ func kindOf(kinds KindResolver, sch *runtime.Scheme, t reflect.Type) (schema.Gro
 	}
 	gvks, _, err := sch.ObjectKinds(obj)
 	if err != nil || len(gvks) == 0 {
-		return schema.GroupKind{}, fmt.Errorf("%w: the kind of %s is neither in Options.Kinds nor in Options.Scheme; set SourceOptions.OwnerKind", ErrUnknownKind, t)
+		return schema.GroupKind{}, fmt.Errorf("%w: the kind of %s is neither in Options.Kinds nor in Options.Scheme; set Owns.OwnerKind", ErrUnknownKind, t)
 	}
 	return gvks[0].GroupKind(), nil
 }

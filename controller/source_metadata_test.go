@@ -22,7 +22,7 @@ func TestForMetadataReconcilesFromTheMetadataInformer(t *testing.T) {
 		gvr := metav1.SchemeGroupVersion.WithResource("configmaps")
 		src := newMemBackend(meta("a", nil), meta("b", nil))
 		rec := &recorder{}
-		s := ForMetadata(gvr, SourceOptions{Predicates: []Predicate{LabelsChanged}})
+		s := ForMetadata{Resource: gvr, Predicates: []Predicate{LabelsChanged}}
 		if got := s.String(); !strings.HasPrefix(got, "ForMetadata[") {
 			t.Errorf("String() = %q", got)
 		}
@@ -41,10 +41,10 @@ func TestForMetadataReconcilesFromTheMetadataInformer(t *testing.T) {
 		if got := rec.total(); got != 3 {
 			t.Fatalf("reconciles after a label change = %d, want 3", got)
 		}
-		ks := s.(*kindSource[*metav1.PartialObjectMetadata])
-		shared := informer.SharedMetadata(h.ctl.factory, gvr, informer.SharedOptions{})
-		if shared != ks.inf {
-			t.Error("informer.SharedMetadata with the same options returned another informer")
+		ks := h.ctl.sources[0].(*kindSource[*metav1.PartialObjectMetadata])
+		shared, err := informer.AcquireMetadata(h.ctl.factory, gvr, informer.SharedOptions{})
+		if err != nil || shared != ks.inf {
+			t.Errorf("informer.AcquireMetadata with the same options returned another informer (%v)", err)
 		}
 		shared.Release()
 		h.stop(t)

@@ -107,7 +107,7 @@ func TestControllerWritesFailing(t *testing.T) {
 // hotReconciler counts reconciles and remembers the newest
 // resourceVersion it read from the cache.
 type hotReconciler struct {
-	lister informer.Lister[*corev1.ConfigMap]
+	lister *informer.Reader[*corev1.ConfigMap]
 	work   time.Duration
 	calls  atomic.Int64
 	seen   atomic.Uint64
@@ -115,7 +115,7 @@ type hotReconciler struct {
 
 func (h *hotReconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	h.calls.Add(1)
-	if cm, ok := h.lister.GetKey(req.Key); ok {
+	if cm, err := h.lister.Get(ctx, req.Key); err == nil {
 		rv, _ := strconv.ParseUint(cm.ResourceVersion, 10, 64)
 		for {
 			old := h.seen.Load()
@@ -189,7 +189,11 @@ func hotObject(t *testing.T, cfg *rest.Config, writers int) float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.lister = informer.Shared[*corev1.ConfigMap](mgr.Factory(), informer.SharedOptions{Namespace: ns}).Lister()
+	cache, err := informer.NewReader[*corev1.ConfigMap](mgr, informer.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.lister = cache
 	stop := runManager(t, mgr)
 	for h.calls.Load() == 0 && t.Context().Err() == nil {
 		time.Sleep(10 * time.Millisecond)

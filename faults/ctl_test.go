@@ -106,7 +106,7 @@ func (l *reconLog) close() {
 
 // marker is the Reconciler of the harness.
 type marker struct {
-	lister  informer.Lister[*corev1.ConfigMap]
+	cache   *informer.Reader[*corev1.ConfigMap]
 	cms     *client.Resource[*corev1.ConfigMap]
 	wantKey string
 	work    time.Duration
@@ -122,9 +122,12 @@ func (m *marker) Reconcile(ctx context.Context, req controller.Request) (control
 	m.log.write("start", key, "-")
 	outcome := "skip"
 	defer func() { m.log.write("end", key, outcome) }()
-	cm, ok := m.lister.GetKey(req.Key)
-	if !ok {
+	cm, err := m.cache.Get(ctx, req.Key)
+	if apierrors.IsNotFound(err) {
 		return controller.Result{}, nil
+	}
+	if err != nil {
+		return controller.Result{}, err
 	}
 	want, ok := cm.Data[m.wantKey]
 	if !ok || cm.Annotations[markKey] == want {
@@ -178,11 +181,17 @@ func newCtlManager(cfg *rest.Config, o ctlOptions, rec controller.Reconciler, lo
 	if err != nil {
 		return nil, nil, err
 	}
-	shared := informer.SharedOptions{Namespace: o.Namespace, DisableSharing: o.DisableSharing}
+	if err := mgr.Declare(informer.Declare[*corev1.ConfigMap](informer.SharedOptions{Namespace: o.Namespace, DisableSharing: o.DisableSharing})); err != nil {
+		return nil, nil, err
+	}
 	var m *marker
 	if rec == nil {
+		cms, err := informer.NewReader[*corev1.ConfigMap](mgr, informer.ReaderOptions{})
+		if err != nil {
+			return nil, nil, err
+		}
 		m = &marker{
-			lister:  informer.Shared[*corev1.ConfigMap](mgr.Factory(), shared).Lister(),
+			cache:   cms,
 			cms:     client.Typed[*corev1.ConfigMap](mgr.Client()),
 			wantKey: o.WantKey, work: o.Work,
 		}
@@ -198,7 +207,7 @@ func newCtlManager(cfg *rest.Config, o ctlOptions, rec controller.Reconciler, lo
 	}
 	_, err = mgr.NewController(controller.Options{
 		Name: "marker", Reconciler: rec, MaxConcurrentReconciles: o.Workers,
-		Sources: []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{Informer: shared})},
+		Sources: []controller.Source{controller.For[*corev1.ConfigMap]{}},
 	})
 	if err != nil {
 		return nil, nil, err

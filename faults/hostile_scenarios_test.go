@@ -50,7 +50,10 @@ func TestHostileWatchHeadersNeverCome(t *testing.T) {
 			cfg := hs.config(nil)
 			withHeaderTimeout(cfg, 200*time.Millisecond)
 			f := quickFactory(t, hostileClient(t, cfg), streaming)
-			inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "a"})
+			inf, err := informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "a"})
+			if err != nil {
+				t.Fatal(err)
+			}
 			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			defer cancel()
 			start := time.Now()
@@ -118,7 +121,10 @@ func TestHostileGzipBomb(t *testing.T) {
 	// machine) is logged, not bounded: short waits are repeated until one
 	// reports an attempt, within a generous bound.
 	f := quickFactory(t, c, false)
-	inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "a"})
+	inf, err := informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	f.Start(ctx)
@@ -181,7 +187,10 @@ func TestHostilePoisonedEvents(t *testing.T) {
 		hs.hang(r)
 	})
 	f := quickFactory(t, hostileClient(t, hs.config(nil)), false)
-	inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "a"})
+	inf, err := informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	f.Start(ctx)
@@ -229,8 +238,14 @@ func TestHostileForeignObjects(t *testing.T) {
 	})
 	c := hostileClient(t, hs.config(nil))
 	f := quickFactory(t, c, false)
-	un := informer.SharedResource(f, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, informer.SharedOptions{Namespace: "a"})
-	typed := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "a"})
+	un, err := informer.AcquireResource(f, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, informer.SharedOptions{Namespace: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed, err := informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	f.Start(ctx)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"sync"
 	"time"
 
@@ -23,6 +22,10 @@ type Options struct {
 	// Informers configure the cluster's informer factory. A nil Logger is
 	// replaced by Options.Logger; OneInformerPerType is always set.
 	Informers informer.FactoryOptions
+	// Declarations fix the informer options of the types they name, for
+	// every source and reader of the cluster (see informer.Declare): a
+	// type's options are given here once, not at each use.
+	Declarations []informer.Declaration
 	// Clock times the late closes of idle connections after Stop; nil
 	// means the wall clock.
 	Clock clock.Clock
@@ -32,11 +35,12 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Cluster is one Kubernetes cluster a program works with: a client, an
-// informer factory on that client, and the cache readers made from it,
-// with a lifecycle of its own. Start runs its informers, Stop ends them,
-// frees the caches and closes the idle connections of its client, and
-// then every cache read fails with ErrRemoved.
+// Cluster is one Kubernetes cluster a program works with: a client and an
+// informer factory on that client, with a lifecycle of its own. Start runs
+// its informers, Stop ends them, frees the caches and closes the idle
+// connections of its client; then every cache read fails with
+// informer.ErrStopped. A Cluster is an informer.Host: read its cache with
+// informer.NewReader[T](cluster, ...).
 //
 // Its client shares its connection pool with every client built from a
 // rest.Config of equal transport settings (see rest.Client), so the
@@ -54,18 +58,16 @@ type Cluster struct {
 	started bool
 	stopped bool
 	cancel  context.CancelFunc
-	readers map[reflect.Type]releaser
 	done    chan struct{}
 }
-
-type releaser interface{ Release() }
 
 // New builds a Cluster named name from cfg: its client and its informer
 // factory, with one informer per type (informer.FactoryOptions
 // OneInformerPerType). Nothing runs until Start. The empty name is the
 // host cluster's, the one a manager.Manager is built on. cfg is not
-// retained. It returns an error wrapping ErrInvalid for a nil cfg, or the
-// rest client's *rest.ConfigError.
+// retained. It returns an error wrapping ErrInvalid for a nil cfg, the
+// rest client's *rest.ConfigError, or the factory's error for
+// Options.Declarations that declare a type twice (informer.ErrDeclared).
 func New(name string, cfg *rest.Config, opts Options) (*Cluster, error) {
 	if cfg == nil {
 		return nil, &Error{Cluster: name, Err: fmt.Errorf("%w: nil rest.Config", ErrInvalid)}
@@ -88,13 +90,16 @@ func New(name string, cfg *rest.Config, opts Options) (*Cluster, error) {
 		fo.Logger = log
 	}
 	fo.OneInformerPerType = true
+	f := informer.NewFactory(cl, fo)
+	if err := f.Declare(opts.Declarations...); err != nil {
+		return nil, &Error{Cluster: name, Err: err}
+	}
 	return &Cluster{
 		name:    name,
 		log:     log,
 		clock:   clock.Or(opts.Clock),
 		client:  cl,
-		factory: informer.NewFactory(cl, fo),
-		readers: map[reflect.Type]releaser{},
+		factory: f,
 		done:    make(chan struct{}),
 	}, nil
 }
@@ -141,8 +146,8 @@ func (c *Cluster) WaitForSync(ctx context.Context) error {
 }
 
 // Stop ends the cluster: it stops its informers and waits for them to
-// return, releases the readers made by Reader (their caches are freed),
-// and closes the idle connections of its client's pool, at once and again
+// return, frees their caches (reads of the cluster's readers then fail
+// with informer.ErrStopped; see informer.Factory.Close), and closes the idle connections of its client's pool, at once and again
 // during the next seconds (a closed watch's stream leaves its connection
 // a moment after the watch returns), so that no connection to the cluster
 // stays open once no client uses it. Informers that
@@ -159,16 +164,12 @@ func (c *Cluster) Stop() error {
 	}
 	c.stopped = true
 	cancel := c.cancel
-	readers := c.readers
-	c.readers = nil
 	c.mu.Unlock()
 
 	if cancel != nil {
 		cancel()
 	}
-	for _, r := range readers {
-		r.Release()
-	}
+	c.factory.Close()
 	var err error
 	if cancel != nil {
 		err = c.factory.Wait()
@@ -188,43 +189,3 @@ func (c *Cluster) Stop() error {
 func (c *Cluster) Done() <-chan struct{} { return c.done }
 
 func (c *Cluster) removed() error { return &Error{Cluster: c.name, Err: ErrRemoved} }
-
-// Reader returns the cluster's cache reader of Go type T (see
-// informer.Reader): the first call makes it with opts, later calls return
-// the same Reader, and Stop releases it. A type's informer options are
-// given once per cluster, as in a Manager: opts that conflict with the
-// options T was first asked with (by a Reader or a controller's source on
-// this cluster) return the factory's *informer.OptionsConflictError.
-// After Stop it returns an error wrapping ErrRemoved.
-//
-// A reconciler of a multi-cluster controller reads the cluster its
-// Request names with it:
-//
-//	cl, err := mgr.Cluster(req.Cluster)
-//	...
-//	pods, err := fleet.Reader[*corev1.Pod](cl, informer.ReaderOptions{})
-//	...
-//	pod, err := pods.Get(ctx, req.Key)
-func Reader[T informer.Object](c *Cluster, opts informer.ReaderOptions) (*informer.Reader[T], error) {
-	typ := reflect.TypeFor[T]()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.stopped {
-		return nil, c.removed()
-	}
-	if r, ok := c.readers[typ]; ok {
-		// A lazy reader only checks opts against the type's options.
-		check := opts
-		check.Lazy = true
-		if _, err := informer.NewReader[T](c.factory, check); err != nil {
-			return nil, &Error{Cluster: c.name, Err: err}
-		}
-		return r.(*informer.Reader[T]), nil
-	}
-	r, err := informer.NewReader[T](c.factory, opts)
-	if err != nil {
-		return nil, &Error{Cluster: c.name, Err: err}
-	}
-	c.readers[typ] = r
-	return r, nil
-}

@@ -113,7 +113,7 @@ func TestClusterLifecycle(t *testing.T) {
 	if err := cl.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cms, err := fleet.Reader[*corev1.ConfigMap](cl, informer.ReaderOptions{})
+	cms, err := informer.NewReader[*corev1.ConfigMap](cl, informer.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,13 +123,13 @@ func TestClusterLifecycle(t *testing.T) {
 	if err := cl.WaitForSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	again, err := fleet.Reader[*corev1.ConfigMap](cl, informer.ReaderOptions{})
+	again, err := informer.NewReader[*corev1.ConfigMap](cl, informer.ReaderOptions{})
 	if err != nil || again != cms {
 		t.Fatalf("second Reader = %p, %v; want the first, %p", again, err, cms)
 	}
-	_, err = fleet.Reader[*corev1.ConfigMap](cl, informer.ReaderOptions{Informer: informer.SharedOptions{Namespace: "other"}})
+	_, err = informer.Acquire[*corev1.ConfigMap](cl.Factory(), informer.SharedOptions{Namespace: "other"})
 	if !errors.Is(err, informer.ErrOptionsConflict) {
-		t.Fatalf("Reader with other options = %v, want ErrOptionsConflict", err)
+		t.Fatalf("an informer with other options = %v, want ErrOptionsConflict", err)
 	}
 
 	if err := cl.Stop(); err != nil {
@@ -144,10 +144,10 @@ func TestClusterLifecycle(t *testing.T) {
 		t.Fatal("Done not closed after Stop")
 	}
 	if _, err := cms.Get(ctx, informer.Key{Namespace: "default", Name: "a"}); !errors.Is(err, informer.ErrStopped) {
-		t.Fatalf("read of a released reader = %v, want ErrStopped", err)
+		t.Fatalf("read of a stopped cluster's reader = %v, want ErrStopped", err)
 	}
-	if _, err := fleet.Reader[*corev1.ConfigMap](cl, informer.ReaderOptions{}); !errors.Is(err, fleet.ErrRemoved) {
-		t.Fatalf("Reader after Stop = %v, want ErrRemoved", err)
+	if _, err := informer.NewReader[*corev1.ConfigMap](cl, informer.ReaderOptions{}); !errors.Is(err, informer.ErrStopped) {
+		t.Fatalf("NewReader after Stop = %v, want ErrStopped", err)
 	}
 	var fe *fleet.Error
 	if err := cl.Start(ctx); !errors.As(err, &fe) || fe.Cluster != "a" || !errors.Is(err, fleet.ErrRemoved) {

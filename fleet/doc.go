@@ -1,6 +1,7 @@
 // Package fleet gives a program more than one Kubernetes cluster to work
 // with: a Cluster is one of them (a client, an informer factory on that
-// client, cache readers, and a lifecycle of its own), and providers find
+// client, cache readers (a Cluster is an informer.Host), and a lifecycle of
+// its own), and providers find
 // clusters and keep a Set of them up to date.
 //
 // A manager.Manager is the usual Set: it holds its own (host) cluster and
@@ -10,7 +11,7 @@
 //
 //	cl, err := mgr.Cluster(req.Cluster) // "" is the host cluster
 //	...
-//	pods, err := fleet.Reader[*corev1.Pod](cl, informer.ReaderOptions{})
+//	pods, err := informer.NewReader[*corev1.Pod](cl, informer.ReaderOptions{}) // the same Reader each time
 //	...
 //	pod, err := pods.Get(ctx, req.Key)
 //	_, err = client.Typed[*corev1.Pod](cl.Client()).Namespace(pod.Namespace).Update(ctx, changed, metav1.UpdateOptions{})
@@ -23,8 +24,8 @@
 // cluster at once; a controller's workers start on the host's caches and
 // take each cluster's Requests as its informers deliver them.
 //
-// Stop ends a cluster: its informers stop and are waited for, its readers
-// are released and their caches freed, and the idle connections of its
+// Stop ends a cluster: its informers stop and are waited for, their
+// caches are freed (reads then fail with informer.ErrStopped), and the idle connections of its
 // client's pool are closed (at once and again during the next seconds,
 // as closed watch streams leave their connections), so nothing of it is
 // left running. Its client keeps working (it owns no goroutine).
@@ -54,5 +55,5 @@
 //
 // Errors about a cluster are *Error values naming it and wrapping
 // ErrUnknown (a name not held), ErrDuplicate (a name held already),
-// ErrRemoved (a stopped cluster's caches) or ErrInvalid.
+// ErrRemoved (Start after Stop) or ErrInvalid.
 package fleet

@@ -83,7 +83,10 @@ func (s Secrets) Run(ctx context.Context, set Set) error {
 		fo.Logger = defaultlog.Or(s.Logger)
 	}
 	f := informer.NewFactory(s.Client, fo)
-	inf := informer.Shared[*corev1.Secret](f, informer.SharedOptions{Namespace: s.Namespace, LabelSelector: s.LabelSelector})
+	inf, err := informer.Acquire[*corev1.Secret](f, informer.SharedOptions{Namespace: s.Namespace, LabelSelector: s.LabelSelector})
+	if err != nil {
+		return fmt.Errorf("fleet: Secrets: %w", err)
+	}
 	defer inf.Release()
 	w := &secretWatch{s: s, set: set, log: defaultlog.Or(s.Logger), held: map[string][]byte{}}
 	reg, err := inf.AddEventHandler(w, informer.HandlerOptions{})

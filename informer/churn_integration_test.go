@@ -211,7 +211,7 @@ func TestIntegrationChurn2000(t *testing.T) {
 	t.Logf("created %d ConfigMaps in %v", initial, time.Since(t0))
 
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns})
+	inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns}))
 	hc := &handlerCopy{t: t, objs: map[string]version{}, lastRV: map[string]uint64{}, deletes: map[object]struct{}{}}
 	if _, err := inf.AddEventHandler(hc.handler(), informer.HandlerOptions{}); err != nil {
 		t.Fatal(err)

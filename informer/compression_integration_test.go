@@ -66,7 +66,7 @@ func TestIntegrationCompressedInitialStreamIsFollowedByAPlainWatch(t *testing.T)
 				t.Fatal(err)
 			}
 			f := informer.NewFactory(c, informer.FactoryOptions{})
-			inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns})
+			inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns}))
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer func() { cancel(); f.Wait() }()
 			f.Start(ctx)

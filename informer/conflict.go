@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -123,12 +122,7 @@ func (f *Factory) claimLocked(id identity, target Target, opts SharedOptions) er
 		return nil
 	}
 	if field := c.differs(opts); field != "" {
-		first := c.opts
-		first.Indexers = make(map[string]func(Object) []string, len(c.indexers))
-		for name := range c.indexers {
-			first.Indexers[name] = nil
-		}
-		return &OptionsConflictError{Informer: target.String(), First: first, Second: opts, Field: field}
+		return c.conflictError(target, opts, field)
 	}
 	for name, fn := range opts.Indexers {
 		if _, ok := c.indexers[name]; !ok && fn != nil {
@@ -136,6 +130,21 @@ func (f *Factory) claimLocked(id identity, target Target, opts SharedOptions) er
 		}
 	}
 	return nil
+}
+
+// conflict returns the *OptionsConflictError of a request of id with
+// opts that the claim c refuses.
+func (f *Factory) conflict(c *claim, id identity, opts SharedOptions) error {
+	return c.conflictError(targetOf(id.typ, id.form, f.resourceOf(id, opts), opts.Namespace), opts, c.differs(opts))
+}
+
+func (c *claim) conflictError(target Target, opts SharedOptions, field string) *OptionsConflictError {
+	first := c.opts
+	first.Indexers = make(map[string]func(Object) []string, len(c.indexers))
+	for name := range c.indexers {
+		first.Indexers[name] = nil
+	}
+	return &OptionsConflictError{Informer: target.String(), First: first, Second: opts, Field: field}
 }
 
 // differs returns the first field in which opts differs from the claim,
@@ -168,15 +177,4 @@ func (c *claim) differs(opts SharedOptions) string {
 		}
 	}
 	return ""
-}
-
-// refused returns an informer that never syncs: WaitForSync returns at
-// once a permanent *SyncError whose cause is err. It is not part of any
-// factory and never runs.
-func refused[T Object](name string, err error) *Informer[T] {
-	i := newInformer(func(context.Context) (ListerWatcher[T], error) { return nil, err },
-		Options[T]{Name: name, MutationDetection: DetectOff})
-	i.started.Store(true)
-	i.srcErr, i.srcTrys, i.srcPerm = err, 1, defaultFailFastAfter
-	return i
 }

@@ -144,8 +144,8 @@ func TestIntegrationCRDInformers(t *testing.T) {
 	c, dyn := crdClients(t, cp.Config(), gvr)
 
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	typed := informer.Shared[*Widget](f, informer.SharedOptions{Namespace: ns})
-	unstr := informer.SharedResource(f, gvr, informer.SharedOptions{Namespace: ns})
+	typed := mustAcquire(informer.Acquire[*Widget](f, informer.SharedOptions{Namespace: ns}))
+	unstr := mustAcquire(informer.AcquireResource(f, gvr, informer.SharedOptions{Namespace: ns}))
 	typedEv, unstrEv := make(events, 16), make(events, 16)
 	typed.AddEventHandler(eventsFor[*Widget](typedEv), informer.HandlerOptions{})
 	unstr.AddEventHandler(eventsFor[*unstructured.Unstructured](unstrEv), informer.HandlerOptions{})

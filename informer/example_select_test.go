@@ -47,16 +47,20 @@ var nodeBackend = informer.BackendFunc(func(ctx context.Context, t informer.Targ
 // A custom index: find the cached Pods of a node without scanning the
 // cache. The index is registered with the informer's options, so every
 // user of the shared informer can read it.
-func ExampleShared_index() {
+func ExampleAcquire_index() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
 	f := informer.NewFactory(nodeBackend, informer.FactoryOptions{})
-	pods := informer.Shared[*corev1.Pod](f, informer.SharedOptions{
+	pods, err := informer.Acquire[*corev1.Pod](f, informer.SharedOptions{
 		Indexers: map[string]func(informer.Object) []string{
 			"byNode": func(o informer.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} },
 		},
 	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	f.Start(ctx)
 	if err := f.WaitForSync(ctx); err != nil {
 		fmt.Println(err)
@@ -78,12 +82,16 @@ func ExampleShared_index() {
 // A field-selected informer caches only what the server selects: here the
 // Pods of one node, as a node agent would. Different selectors make
 // different informers (and watches); equal ones share one.
-func ExampleShared_fieldSelector() {
+func ExampleAcquire_fieldSelector() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
 	f := informer.NewFactory(nodeBackend, informer.FactoryOptions{})
-	onB := informer.Shared[*corev1.Pod](f, informer.SharedOptions{FieldSelector: "spec.nodeName=node-b"})
+	onB, err := informer.Acquire[*corev1.Pod](f, informer.SharedOptions{FieldSelector: "spec.nodeName=node-b"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	f.Start(ctx)
 	if err := f.WaitForSync(ctx); err != nil {
 		fmt.Println(err)
@@ -92,9 +100,9 @@ func ExampleShared_fieldSelector() {
 	for _, p := range onB.Lister().List(nil) {
 		fmt.Println(p.Name, "on", p.Spec.NodeName)
 	}
-	fmt.Println("same informer for the same selector:",
-		informer.Shared[*corev1.Pod](f, informer.SharedOptions{FieldSelector: "spec.nodeName=node-b"}) == onB)
+	again, err := informer.Acquire[*corev1.Pod](f, informer.SharedOptions{FieldSelector: "spec.nodeName=node-b"})
+	fmt.Println("same informer for the same selector:", again == onB, err)
 	// Output:
 	// web-2 on node-b
-	// same informer for the same selector: true
+	// same informer for the same selector: true <nil>
 }

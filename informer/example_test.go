@@ -41,7 +41,11 @@ func Example() {
 	defer cancel()
 
 	f := informer.NewFactory(exampleBackend, informer.FactoryOptions{})
-	pods := informer.Shared[*corev1.Pod](f, informer.SharedOptions{Namespace: "shop"})
+	pods, err := informer.Acquire[*corev1.Pod](f, informer.SharedOptions{Namespace: "shop"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	added := make(chan string, 10)
 	pods.AddEventHandler(informer.HandlerFuncs[*corev1.Pod]{
@@ -72,16 +76,24 @@ func Example() {
 
 // A Reader is a reconciler's view of one type: made once, read with a
 // context. Its first read waits for the cache to sync; a missing object
-// reads as NotFound, as from the API server.
+// reads as NotFound, as from the API server. The type's informer options
+// are declared once, where the factory is made (a Manager takes them in
+// its Options); readers and controller sources refer to the type.
 func ExampleNewReader() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := informer.NewFactory(exampleBackend, informer.FactoryOptions{OneInformerPerType: true})
-	pods, err := informer.NewReader[*corev1.Pod](f, informer.ReaderOptions{
-		Informer: informer.SharedOptions{Namespace: "shop", Indexers: map[string]func(informer.Object) []string{
+	err := f.Declare(informer.Declare[*corev1.Pod](informer.SharedOptions{
+		Namespace: "shop",
+		Indexers: map[string]func(informer.Object) []string{
 			"app": func(o informer.Object) []string { return []string{o.GetLabels()["app"]} },
-		}},
-	})
+		},
+	}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pods, err := informer.NewReader[*corev1.Pod](f, informer.ReaderOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -96,7 +108,7 @@ func ExampleNewReader() {
 	fmt.Println("by index:", len(web), err)
 
 	// The type's options are given once: another namespace is refused.
-	_, err = informer.NewReader[*corev1.Pod](f, informer.ReaderOptions{})
+	_, err = informer.Acquire[*corev1.Pod](f, informer.SharedOptions{Namespace: "other"})
 	var conflict *informer.OptionsConflictError
 	fmt.Println("conflict on", errors.As(err, &conflict) && conflict.Field == "Namespace")
 	// Output:

@@ -3,6 +3,8 @@ package informer
 import (
 	"context"
 	"errors"
+	"fmt"
+	"iter"
 	"log/slog"
 	"reflect"
 	"sync"
@@ -88,6 +90,7 @@ type shared interface {
 	Run(ctx context.Context) error
 	WaitForSync(ctx context.Context) error
 	Name() string
+	HasSynced() bool
 	clearCache()
 }
 
@@ -100,13 +103,17 @@ type factoryEntry struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 	started bool
+	// lazy: created for a lazy Reader's first read and asked for by no
+	// one else since; not part of SyncStates.
+	lazy bool
 }
 
 // Factory creates informers on demand and shares them: a process holds one
 // informer per (Go type or resource, form, namespace, selectors, transform,
-// managedFields choice). Informers are reference counted: each Shared,
-// SharedResource or SharedMetadata call counts one user, each Informer.Release
-// one less; the last Release stops the informer and frees its cache.
+// managedFields choice). Informers are reference counted: each Acquire,
+// AcquireResource or AcquireMetadata call counts one user, each
+// Informer.Release one less; the last Release stops the informer and frees
+// its cache.
 //
 // All methods are safe for concurrent use.
 type Factory struct {
@@ -121,6 +128,15 @@ type Factory struct {
 	errs    []error
 	unique  uint64
 	claims  map[identity]*claim // with OneInformerPerType: the options of each type
+	// declared are the options of each declared type (Declare), given to
+	// the requests without options of their own. A typed informer's
+	// identity here has no resource (it is in the options).
+	declared map[identity]SharedOptions
+	closed   bool // Close was called
+	// readers are the Readers made on the factory, one per informer and
+	// ReaderOptions (a *Reader[T] each), so that NewReader is cheap
+	// enough to call in a reconcile.
+	readers map[readerKey]any
 }
 
 // NewFactory returns a factory whose informers list and watch through src.
@@ -130,67 +146,34 @@ func NewFactory(src Backend, opts FactoryOptions) *Factory {
 	return f
 }
 
-// Shared returns the shared informer of Go type T (a type the Backend knows,
-// such as *corev1.Pod or a registered CRD type) for opts, creating it if
-// needed. If the factory runs, a new informer starts at once (once its
-// context is done, none starts: WaitForSync then reports ErrNotStarted).
-// Problems resolving T (unknown type, resource not served) are reported by
-// WaitForSync, never by Shared.
+// Acquire returns the shared informer of Go type T (a type the factory's
+// Backend knows, such as *corev1.Pod or a registered custom type) for
+// opts, creating it if needed; opts without any option mean the options
+// T was declared with ([Factory.Declare]), or none. If the factory runs, a
+// new informer starts at once (once its context is done, none starts:
+// WaitForSync then reports ErrNotStarted). Problems resolving T (unknown
+// type, resource not served) are reported by WaitForSync.
 //
-// On a factory with FactoryOptions.OneInformerPerType, a request whose
-// options conflict with those T was first asked with returns an informer
-// that never syncs: its WaitForSync returns at once a permanent *SyncError
-// whose Cause is the *OptionsConflictError. [Acquire] returns that error
-// instead.
-func Shared[T Object](f *Factory, opts SharedOptions) *Informer[T] {
-	return orRefused(forForm[T](f, Typed, opts.Resource, opts))
-}
-
-// SharedResource returns the shared informer of gvr as unstructured objects.
-// A refused request is treated as by [Shared].
-func SharedResource(f *Factory, gvr schema.GroupVersionResource, opts SharedOptions) *Informer[*unstructured.Unstructured] {
-	return orRefused(forForm[*unstructured.Unstructured](f, Unstructured, gvr, opts))
-}
-
-// SharedMetadata returns the shared metadata-only informer of gvr: only object
-// metadata is transferred and cached. A refused request is treated as by
-// [Shared].
-func SharedMetadata(f *Factory, gvr schema.GroupVersionResource, opts SharedOptions) *Informer[*metav1.PartialObjectMetadata] {
-	return orRefused(forForm[*metav1.PartialObjectMetadata](f, Metadata, gvr, opts))
-}
-
-// Acquire is [Shared] that reports a refused request: on a factory with
-// FactoryOptions.OneInformerPerType, options that conflict with those T was
-// first asked with return an *[OptionsConflictError] (wrapping
-// [ErrOptionsConflict]) and no informer. Otherwise it never fails. Each
-// informer it returns counts one user; call Release when done.
+// Each informer it returns counts one user; Release it when done (the
+// last Release stops it and frees its cache). On a factory with
+// FactoryOptions.OneInformerPerType, options that conflict with those T
+// was declared or first asked with return an *[OptionsConflictError]
+// (wrapping [ErrOptionsConflict]) and no informer. Otherwise it never
+// fails.
 func Acquire[T Object](f *Factory, opts SharedOptions) (*Informer[T], error) {
 	return forForm[T](f, Typed, opts.Resource, opts)
 }
 
-// AcquireResource is [SharedResource] that reports a refused request, as
-// [Acquire] does.
+// AcquireResource returns the shared informer of gvr as unstructured
+// objects; see [Acquire].
 func AcquireResource(f *Factory, gvr schema.GroupVersionResource, opts SharedOptions) (*Informer[*unstructured.Unstructured], error) {
 	return forForm[*unstructured.Unstructured](f, Unstructured, gvr, opts)
 }
 
-// AcquireMetadata is [SharedMetadata] that reports a refused request, as
-// [Acquire] does.
+// AcquireMetadata returns the shared metadata-only informer of gvr: only
+// object metadata is transferred and cached; see [Acquire].
 func AcquireMetadata(f *Factory, gvr schema.GroupVersionResource, opts SharedOptions) (*Informer[*metav1.PartialObjectMetadata], error) {
 	return forForm[*metav1.PartialObjectMetadata](f, Metadata, gvr, opts)
-}
-
-// orRefused returns inf, or an informer refused with err.
-func orRefused[T Object](inf *Informer[T], err error) *Informer[T] {
-	if err != nil {
-		var ce *OptionsConflictError
-		name := reflect.TypeFor[T]().String()
-		if errors.As(err, &ce) {
-			name = ce.Informer
-		}
-		return refused[T](name, err)
-	}
-	return inf
 }
 
 // targetOf returns the Target of an informer of form and gvr for opts.
@@ -199,13 +182,28 @@ func targetOf(typ reflect.Type, form Form, gvr schema.GroupVersionResource, ns s
 }
 
 func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, opts SharedOptions) (*Informer[T], error) {
+	return forFormLazy[T](f, form, gvr, opts, false)
+}
+
+// forFormLazy is forForm for a lazy Reader's first read (lazy) or anyone
+// else.
+func forFormLazy[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, opts SharedOptions, lazy bool) (*Informer[T], error) {
 	typ := reflect.TypeFor[T]()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil, fmt.Errorf("%w: the factory is closed", ErrStopped)
+	}
+	if form == Typed {
+		opts = f.withDeclared(identity{typ, Typed, schema.GroupVersionResource{}}, opts)
+		gvr = opts.Resource
+	} else {
+		opts = f.withDeclared(identity{typ, form, gvr}, opts)
+	}
 	key := factoryKey{typ: typ, form: form, gvr: gvr, ns: opts.Namespace, labels: opts.LabelSelector,
 		fields: opts.FieldSelector, transform: opts.TransformName, keepMF: opts.KeepManagedFields,
 		distinct: opts.DisableSharing}
 	target := targetOf(typ, form, gvr, opts.Namespace)
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.opts.OneInformerPerType {
 		// The claim guarantees that every request of this type has these
 		// options, the transform's code included: one key, one informer.
@@ -218,6 +216,7 @@ func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, o
 	}
 	if e, ok := f.entries[key]; ok {
 		e.refs++
+		e.lazy = e.lazy && lazy
 		inf := e.typed.(*Informer[T])
 		inf.AddIndexers(typedIndexers[T](opts.Indexers))
 		return inf, nil
@@ -260,7 +259,7 @@ func forForm[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, o
 		}
 		return narrow[T](lw), nil
 	}, iopts)
-	e := &factoryEntry{inf: inf, typed: inf, refs: 1}
+	e := &factoryEntry{inf: inf, typed: inf, refs: 1, lazy: lazy}
 	inf.release = func() { f.release(key, e) }
 	f.entries[key] = e
 	if f.ctx != nil && f.ctx.Err() == nil {
@@ -337,6 +336,59 @@ func (f *Factory) release(key factoryKey, e *factoryEntry) {
 		<-e.done
 	}
 	e.inf.clearCache()
+}
+
+// SyncStates yields the name of each informer of the factory and whether
+// it has synced, in no particular order: what a readiness check waits
+// for. Informers that only a lazy [Reader] asked for are left out (they
+// start on its first read).
+func (f *Factory) SyncStates() iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		f.mu.Lock()
+		infs := make([]shared, 0, len(f.entries))
+		for _, e := range f.entries {
+			if !e.lazy {
+				infs = append(infs, e.inf)
+			}
+		}
+		f.mu.Unlock()
+		for _, inf := range infs {
+			if !yield(inf.Name(), inf.HasSynced()) {
+				return
+			}
+		}
+	}
+}
+
+// Close stops every informer of the factory, waits for them to return
+// and frees their caches, whoever holds them; later requests for an
+// informer fail with [ErrStopped], and so do the reads of every [Reader]
+// made on the factory. It is idempotent.
+func (f *Factory) Close() {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return
+	}
+	f.closed = true
+	entries := f.entries
+	f.entries = map[factoryKey]*factoryEntry{}
+	f.readers = nil
+	f.mu.Unlock()
+	for _, e := range entries {
+		if e.cancel != nil {
+			e.cancel()
+			<-e.done
+		}
+		e.inf.clearCache()
+	}
+}
+
+// isClosed reports whether Close was called.
+func (f *Factory) isClosed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
 }
 
 // WaitForSync waits until every informer created so far has synced or ctx

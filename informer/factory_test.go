@@ -65,14 +65,14 @@ func (s *fakeBackend) calls() int {
 func TestFactory(t *testing.T) {
 	t.Run("one informer per type and options, shared between callers", func(t *testing.T) {
 		f := NewFactory(&fakeBackend{}, FactoryOptions{})
-		a := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"})
-		b := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"})
-		c := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "other"})
-		d := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", LabelSelector: "app=web"})
-		e1 := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", Transform: func(o Object) Object { return o }})
-		e2 := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", Transform: func(o Object) Object { return o }})
-		n1 := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", Transform: func(o Object) Object { return o }, TransformName: "trim"})
-		n2 := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", Transform: func(o Object) Object { return o }, TransformName: "trim"})
+		a := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"}))
+		b := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"}))
+		c := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "other"}))
+		d := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", LabelSelector: "app=web"}))
+		e1 := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", Transform: func(o Object) Object { return o }}))
+		e2 := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", Transform: func(o Object) Object { return o }}))
+		n1 := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", Transform: func(o Object) Object { return o }, TransformName: "trim"}))
+		n2 := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns", Transform: func(o Object) Object { return o }, TransformName: "trim"}))
 		if a != b || n1 != n2 {
 			t.Fatal("equal options gave different informers")
 		}
@@ -85,9 +85,9 @@ func TestFactory(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			src := &fakeBackend{}
 			f := NewFactory(src, FactoryOptions{Reflector: noStream()})
-			pods := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"})
-			dyn := SharedResource(f, widgets, SharedOptions{})
-			meta := SharedMetadata(f, widgets, SharedOptions{})
+			pods := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"}))
+			dyn := mustAcquire(AcquireResource(f, widgets, SharedOptions{}))
+			meta := mustAcquire(AcquireMetadata(f, widgets, SharedOptions{}))
 			ctx, cancel := context.WithCancel(t.Context())
 			f.Start(ctx)
 			if err := f.WaitForSync(ctx); err != nil {
@@ -102,7 +102,7 @@ func TestFactory(t *testing.T) {
 			if _, ok := meta.Lister().Namespace("ns").Get("w1"); !ok {
 				t.Error("metadata informer missing ns/w1")
 			}
-			late := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "late"})
+			late := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "late"}))
 			if err := late.WaitForSync(ctx); err != nil {
 				t.Fatalf("informer created after Start did not start: %v", err)
 			}
@@ -116,9 +116,9 @@ func TestFactory(t *testing.T) {
 	t.Run("WaitForSync names each informer that failed and why", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			f := NewFactory(&fakeBackend{}, FactoryOptions{Reflector: noStream()})
-			Shared[*corev1.ConfigMap](f, SharedOptions{})
-			Shared[*corev1.Secret](f, SharedOptions{})
-			SharedResource(f, schema.GroupVersionResource{Group: "missing.io", Version: "v1", Resource: "gadgets"}, SharedOptions{})
+			mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{}))
+			mustAcquire(Acquire[*corev1.Secret](f, SharedOptions{}))
+			mustAcquire(AcquireResource(f, schema.GroupVersionResource{Group: "missing.io", Version: "v1", Resource: "gadgets"}, SharedOptions{}))
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
 			f.Start(ctx)
@@ -149,8 +149,8 @@ func TestFactory(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			f.Start(ctx)
-			a := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"})
-			b := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"})
+			a := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"}))
+			b := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"}))
 			if err := a.WaitForSync(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestFactory(t *testing.T) {
 			if _, err := b.AddEventHandler(&recorder{}, HandlerOptions{}); !errors.Is(err, ErrStopped) {
 				t.Fatalf("AddEventHandler on a released informer = %v", err)
 			}
-			c := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"})
+			c := mustAcquire(Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "ns"}))
 			if c == b {
 				t.Fatal("released informer handed out again")
 			}
@@ -185,7 +185,7 @@ func TestFactory(t *testing.T) {
 				return Erase(staticLW(cm("ns", "a", "1"))), nil
 			})
 			f := NewFactory(src, FactoryOptions{Reflector: noStream()})
-			inf := Shared[*corev1.Secret](f, SharedOptions{})
+			inf := mustAcquire(Acquire[*corev1.Secret](f, SharedOptions{}))
 			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			defer cancel()
 			f.Start(ctx)

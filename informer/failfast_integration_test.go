@@ -40,9 +40,9 @@ func TestIntegrationWaitForSyncFailsFast(t *testing.T) {
 			f := informer.NewFactory(newClient(t, cfg), informer.FactoryOptions{})
 			var inf interface{ WaitForSync(context.Context) error }
 			if c.gvr.Empty() {
-				inf = informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "default"})
+				inf = mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "default"}))
 			} else {
-				inf = informer.SharedResource(f, c.gvr, informer.SharedOptions{Namespace: "default"})
+				inf = mustAcquire(informer.AcquireResource(f, c.gvr, informer.SharedOptions{Namespace: "default"}))
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()

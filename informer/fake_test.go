@@ -250,3 +250,12 @@ func noStream() ReflectorOptions {
 }
 
 func schema0() schema.GroupKind { return schema.GroupKind{Kind: "ConfigMap"} }
+
+// mustAcquire is Acquire, AcquireResource or AcquireMetadata in tests of
+// factories that cannot refuse a request (no OneInformerPerType).
+func mustAcquire[T Object](inf *Informer[T], err error) *Informer[T] {
+	if err != nil {
+		panic(err)
+	}
+	return inf
+}

@@ -135,7 +135,7 @@ func TestIntegrationStreamingSyncAndChurn(t *testing.T) {
 
 	src := &recBackend{inner: c}
 	f := informer.NewFactory(src, informer.FactoryOptions{})
-	inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns})
+	inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns}))
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	f.Start(ctx)
@@ -181,7 +181,7 @@ func TestIntegrationMetadataInformer(t *testing.T) {
 	ns := newNamespace(t, c)
 	createConfigMaps(t, client.Typed[*corev1.ConfigMap](c).Namespace(ns), 5)
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	meta := informer.SharedMetadata(f, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, informer.SharedOptions{Namespace: ns})
+	meta := mustAcquire(informer.AcquireMetadata(f, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, informer.SharedOptions{Namespace: ns}))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	f.Start(ctx)
@@ -212,7 +212,7 @@ func TestIntegrationListFallbackWithoutWatchList(t *testing.T) {
 	src := &recBackend{inner: c}
 	var logs defaultlogtest.Output
 	f := informer.NewFactory(src, informer.FactoryOptions{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns})
+	inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns}))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	f.Start(ctx)

@@ -22,15 +22,8 @@ const DefaultReaderSyncTimeout = 2 * time.Minute
 // ReaderOptions configure a [Reader]. The zero value reads every object of
 // the type, in every namespace, from an informer created at once.
 type ReaderOptions struct {
-	// Informer selects the shared informer, exactly as for [Shared]:
-	// namespace, selectors, transform, indexers. On a factory with
-	// FactoryOptions.OneInformerPerType these are the type's options for
-	// the factory's lifetime; a controller's sources of the same type
-	// must give the same ones (they then share the informer).
-	Informer SharedOptions
 	// Lazy delays creating (and so starting) the informer until the first
-	// read, which then waits for the initial list. The options are checked
-	// against the type's others at once all the same. Without Lazy the
+	// read, which then waits for the initial list. Without Lazy the
 	// informer is created by NewReader and starts with the factory.
 	Lazy bool
 	// SyncTimeout bounds how long a read waits for the cache to sync,
@@ -61,9 +54,11 @@ type ListOptions struct {
 // before changing one. Returned slices belong to the caller.
 //
 // Create one with [NewReader], [NewResourceReader] or [NewMetadataReader]
-// (or manager.Reader). All methods are safe for concurrent use.
+// on a Host. All methods are safe for concurrent use.
 type Reader[T Object] struct {
 	opts    ReaderOptions
+	f       *Factory
+	key     readerKey
 	acquire func() (*Informer[T], error)
 
 	mu       sync.Mutex
@@ -71,62 +66,104 @@ type Reader[T Object] struct {
 	released bool
 }
 
-// NewReader returns a Reader of Go type T (a type the factory's Backend
-// knows) on f. Unless opts.Lazy, it creates (or shares) the informer now;
-// a factory already started starts it at once.
+// A Host holds a program's shared informers: a manager.Manager, a
+// fleet.Cluster, or a [Factory] itself. Readers are made on a Host.
+type Host interface {
+	Factory() *Factory
+}
+
+// Factory returns f, so that a Factory is a [Host].
+func (f *Factory) Factory() *Factory { return f }
+
+// NewReader returns a Reader of Go type T (a type the host's Backend
+// knows) from the host's shared informer of T — the one a controller's
+// sources of T use —, with the options T was declared with
+// ([Factory.Declare]; manager.Options.Declarations), or none. Unless
+// opts.Lazy, it creates (or shares) the informer now; a factory already
+// started starts it at once. A host keeps one Reader per type and
+// options: calling NewReader again returns the same Reader, so it is
+// cheap enough to call in a reconcile (as a multi-cluster reconciler does
+// with the cluster of its Request).
 //
-// On a factory with FactoryOptions.OneInformerPerType it returns an
-// *[OptionsConflictError] when opts.Informer conflicts with the options T
-// was first asked with (by another Reader or a controller's source).
-func NewReader[T Object](f *Factory, opts ReaderOptions) (*Reader[T], error) {
-	return newReader(f, Typed, opts.Informer.Resource, opts, func() (*Informer[T], error) {
-		return Acquire[T](f, opts.Informer)
+//	deployments, err := informer.NewReader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
+//	...
+//	d, err := deployments.Get(ctx, req.Key)
+func NewReader[T Object](h Host, opts ReaderOptions) (*Reader[T], error) {
+	return newReader(h, Typed, schema.GroupVersionResource{}, opts, func(f *Factory, lazy bool) (*Informer[T], error) {
+		return forFormLazy[T](f, Typed, schema.GroupVersionResource{}, SharedOptions{}, lazy)
 	})
 }
 
 // NewResourceReader returns a Reader of resource gvr as unstructured
 // objects; see [NewReader].
-func NewResourceReader(f *Factory, gvr schema.GroupVersionResource, opts ReaderOptions) (*Reader[*unstructured.Unstructured], error) {
-	return newReader(f, Unstructured, gvr, opts, func() (*Informer[*unstructured.Unstructured], error) {
-		return AcquireResource(f, gvr, opts.Informer)
+func NewResourceReader(h Host, gvr schema.GroupVersionResource, opts ReaderOptions) (*Reader[*unstructured.Unstructured], error) {
+	return newReader(h, Unstructured, gvr, opts, func(f *Factory, lazy bool) (*Informer[*unstructured.Unstructured], error) {
+		return forFormLazy[*unstructured.Unstructured](f, Unstructured, gvr, SharedOptions{}, lazy)
 	})
 }
 
 // NewMetadataReader returns a Reader of resource gvr from a metadata-only
-// informer (the one a controller's ForMetadata source uses with the same
-// options); see [NewReader].
-func NewMetadataReader(f *Factory, gvr schema.GroupVersionResource, opts ReaderOptions) (*Reader[*metav1.PartialObjectMetadata], error) {
-	return newReader(f, Metadata, gvr, opts, func() (*Informer[*metav1.PartialObjectMetadata], error) {
-		return AcquireMetadata(f, gvr, opts.Informer)
+// informer (the one a controller's ForMetadata source of gvr uses); see
+// [NewReader].
+func NewMetadataReader(h Host, gvr schema.GroupVersionResource, opts ReaderOptions) (*Reader[*metav1.PartialObjectMetadata], error) {
+	return newReader(h, Metadata, gvr, opts, func(f *Factory, lazy bool) (*Informer[*metav1.PartialObjectMetadata], error) {
+		return forFormLazy[*metav1.PartialObjectMetadata](f, Metadata, gvr, SharedOptions{}, lazy)
 	})
 }
 
-func newReader[T Object](f *Factory, form Form, gvr schema.GroupVersionResource, opts ReaderOptions, acquire func() (*Informer[T], error)) (*Reader[T], error) {
+func newReader[T Object](h Host, form Form, gvr schema.GroupVersionResource, opts ReaderOptions, acquire func(f *Factory, lazy bool) (*Informer[T], error)) (*Reader[T], error) {
+	var f *Factory
+	if h != nil {
+		f = h.Factory()
+	}
 	if f == nil {
-		return nil, errors.New("informer: NewReader: nil Factory")
+		return nil, errors.New("informer: NewReader: no Factory")
 	}
 	if opts.SyncTimeout == 0 {
 		opts.SyncTimeout = DefaultReaderSyncTimeout
 	}
-	r := &Reader[T]{opts: opts, acquire: acquire}
-	if opts.Lazy {
-		if !f.opts.OneInformerPerType {
-			return r, nil
-		}
-		typ := reflect.TypeFor[T]()
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if err := f.claimLocked(identity{typ, form, gvr}, targetOf(typ, form, gvr, opts.Informer.Namespace), opts.Informer); err != nil {
-			return nil, err
-		}
+	key := readerKey{identity{reflect.TypeFor[T](), form, gvr}, opts}
+	f.mu.Lock()
+	r, ok := f.readers[key].(*Reader[T])
+	f.mu.Unlock()
+	if ok {
 		return r, nil
 	}
-	inf, err := acquire()
-	if err != nil {
-		return nil, err
+	r = &Reader[T]{opts: opts, f: f, key: key, acquire: func() (*Informer[T], error) { return acquire(f, opts.Lazy) }}
+	if opts.Lazy {
+		if f.opts.OneInformerPerType {
+			if err := f.claimDeclared(reflect.TypeFor[T](), form, gvr); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		inf, err := r.acquire()
+		if err != nil {
+			return nil, err
+		}
+		r.inf = inf
 	}
-	r.inf = inf
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if prev, ok := f.readers[key].(*Reader[T]); ok {
+		// Made meanwhile by another caller: keep one.
+		if r.inf != nil {
+			r.inf.Release()
+		}
+		return prev, nil
+	}
+	if f.readers == nil {
+		f.readers = map[readerKey]any{}
+	}
+	f.readers[key] = r
 	return r, nil
+}
+
+// readerKey identifies the Readers a Factory keeps: one per informer and
+// ReaderOptions.
+type readerKey struct {
+	id   identity
+	opts ReaderOptions
 }
 
 // informer returns the informer, acquiring it on the first call of a lazy
@@ -146,6 +183,9 @@ func (r *Reader[T]) informer() (*Informer[T], error) {
 
 // synced returns the informer once it has synced.
 func (r *Reader[T]) synced(ctx context.Context) (*Informer[T], error) {
+	if r.f.isClosed() {
+		return nil, fmt.Errorf("%w: the factory is closed", ErrStopped)
+	}
 	inf, err := r.informer()
 	if err != nil {
 		return nil, err
@@ -250,8 +290,8 @@ func (r *Reader[T]) ByIndex(ctx context.Context, index, value string) ([]T, erro
 }
 
 // Release gives the informer back to the factory (see Informer.Release);
-// reads afterwards return [ErrStopped], and a manager's readiness check
-// forgets the Reader. It is idempotent. Readers living as long as their
+// reads afterwards return [ErrStopped], and the next NewReader of the type
+// makes a new Reader. It is idempotent. Readers living as long as their
 // factory need not call it.
 func (r *Reader[T]) Release() {
 	r.mu.Lock()
@@ -259,6 +299,11 @@ func (r *Reader[T]) Release() {
 	r.inf, r.released = nil, true
 	r.acquire = func() (*Informer[T], error) { return nil, ErrStopped }
 	r.mu.Unlock()
+	r.f.mu.Lock()
+	if r.f.readers[r.key] == any(r) {
+		delete(r.f.readers, r.key)
+	}
+	r.f.mu.Unlock()
 	if inf != nil {
 		inf.Release()
 	}

@@ -120,21 +120,6 @@ func TestOneInformerPerTypeTransforms(t *testing.T) {
 	}
 }
 
-func TestSharedRefusedInformerNeverSyncs(t *testing.T) {
-	f := NewFactory(&itemsBackend{}, FactoryOptions{Reflector: noStream(), OneInformerPerType: true})
-	Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "a"})
-	inf := Shared[*corev1.ConfigMap](f, SharedOptions{Namespace: "b"})
-	ctx, cancel := context.WithCancel(t.Context())
-	f.Start(ctx)
-	defer func() { cancel(); _ = f.Wait() }()
-	err := inf.WaitForSync(t.Context()) // returns at once: no deadline needed
-	var se *SyncError
-	if !errors.As(err, &se) || !se.Permanent || !errors.Is(err, ErrOptionsConflict) {
-		t.Fatalf("WaitForSync: %v, want a permanent *SyncError caused by the conflict", err)
-	}
-	inf.Release() // harmless
-}
-
 func TestFactoryWithoutOneInformerPerTypeKeepsSeparateInformers(t *testing.T) {
 	f := NewFactory(&itemsBackend{}, FactoryOptions{Reflector: noStream()})
 	a, err := Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "a"})
@@ -154,7 +139,10 @@ func TestReader(t *testing.T) {
 		cm("b", "web", "1", "app", "web", "tier", "front"),
 	}}
 	f := NewFactory(src, FactoryOptions{Reflector: noStream(), OneInformerPerType: true})
-	r, err := NewReader[*corev1.ConfigMap](f, ReaderOptions{Informer: SharedOptions{Indexers: map[string]func(Object) []string{"app": appOf}}})
+	if err := f.Declare(Declare[*corev1.ConfigMap](SharedOptions{Indexers: map[string]func(Object) []string{"app": appOf}})); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader[*corev1.ConfigMap](f, ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,10 +181,12 @@ func TestReader(t *testing.T) {
 			}
 		}
 	})
-	t.Run("ByIndex by a named index, registered by another user", func(t *testing.T) {
-		// A second reader of the same type adds an index to the one
-		// informer.
-		r2, err := NewReader[*corev1.ConfigMap](f, ReaderOptions{Informer: SharedOptions{Indexers: map[string]func(Object) []string{"tier": tierOf}}})
+	t.Run("ByIndex by a declared index, and one added by another user", func(t *testing.T) {
+		// Another user of the type adds an index to the one informer.
+		if _, err := Acquire[*corev1.ConfigMap](f, SharedOptions{Indexers: map[string]func(Object) []string{"tier": tierOf}}); err != nil {
+			t.Fatal(err)
+		}
+		r2, err := NewReader[*corev1.ConfigMap](f, ReaderOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,10 +201,10 @@ func TestReader(t *testing.T) {
 			t.Fatalf("unknown index: %v", err)
 		}
 	})
-	t.Run("a reader with other options is refused at setup", func(t *testing.T) {
-		_, err := NewReader[*corev1.ConfigMap](f, ReaderOptions{Informer: SharedOptions{Namespace: "a"}})
+	t.Run("a request with other options is refused", func(t *testing.T) {
+		_, err := Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "a"})
 		if !errors.Is(err, ErrOptionsConflict) {
-			t.Fatalf("NewReader: %v, want a conflict", err)
+			t.Fatalf("Acquire: %v, want a conflict", err)
 		}
 	})
 	if src.calls() != 1 {
@@ -288,16 +278,28 @@ func TestLazyReader(t *testing.T) {
 			t.Fatalf("%d watches after the first read, synced %v", src.calls(), r.HasSynced())
 		}
 	})
-	t.Run("its options are checked at setup", func(t *testing.T) {
+	t.Run("claims the declared options at setup", func(t *testing.T) {
 		f := NewFactory(&itemsBackend{}, FactoryOptions{Reflector: noStream(), OneInformerPerType: true})
-		if _, err := NewReader[*corev1.ConfigMap](f, ReaderOptions{Lazy: true, Informer: SharedOptions{Namespace: "a"}}); err != nil {
+		if err := f.Declare(Declare[*corev1.ConfigMap](SharedOptions{Namespace: "a"})); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := NewReader[*corev1.ConfigMap](f, ReaderOptions{Lazy: true}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := Acquire[*corev1.ConfigMap](f, SharedOptions{Namespace: "b"}); !errors.Is(err, ErrOptionsConflict) {
-			t.Fatalf("Acquire after a lazy reader of another namespace: %v, want a conflict", err)
+			t.Fatalf("Acquire of another namespace: %v, want a conflict", err)
 		}
-		if _, err := NewReader[*corev1.ConfigMap](f, ReaderOptions{Lazy: true}); !errors.Is(err, ErrOptionsConflict) {
-			t.Fatalf("a second lazy reader: %v, want a conflict", err)
+		if _, err := NewReader[*corev1.ConfigMap](f, ReaderOptions{Lazy: true}); err != nil {
+			t.Fatalf("a second lazy reader: %v", err)
+		}
+	})
+	t.Run("of an undeclared type claims it without options", func(t *testing.T) {
+		f := NewFactory(&itemsBackend{}, FactoryOptions{Reflector: noStream(), OneInformerPerType: true})
+		if _, err := NewReader[*corev1.ConfigMap](f, ReaderOptions{Lazy: true}); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Declare(Declare[*corev1.ConfigMap](SharedOptions{Namespace: "a"})); !errors.Is(err, ErrDeclared) || !errors.Is(err, ErrOptionsConflict) {
+			t.Fatalf("a declaration after use: %v, want ErrDeclared and the conflict", err)
 		}
 	})
 }

@@ -49,7 +49,7 @@ func TestIntegrationCachedObjectsShareValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := informer.NewFactory(c, informer.FactoryOptions{})
-			inf := informer.Shared[*corev1.Pod](f, tt.opts)
+			inf := mustAcquire(informer.Acquire[*corev1.Pod](f, tt.opts))
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer func() { cancel(); f.Wait() }()
 			f.Start(ctx)

@@ -23,7 +23,7 @@ func benchPod(i int, rv string) *corev1.Pod {
 
 // BenchmarkStoreWritesUnderReadLoad measures events applied per second by an
 // informer while 10 goroutines keep listing its 10,000 cached objects
-// (the README's store row compares it with client-go).
+// (the store row of `make bench` compares it with client-go).
 // Reported: writes/s and lists/s.
 func BenchmarkStoreWritesUnderReadLoad(b *testing.B) {
 	for _, readers := range []int{0, 10} {
@@ -139,7 +139,7 @@ type contextT = context.Context
 // store, handler) with at most 10 in flight, while N goroutines keep listing
 // the namespace through the Lister (List, or the allocation-free All
 // iterator like client-go's ListAllByNamespace callback). The bench module
-// runs client-go's side of it (README, store row).
+// runs client-go's side of it (the store row of `make bench`).
 func BenchmarkInformerUnderReadLoad(b *testing.B) {
 	const podCount = 10000
 	pods := make([]*corev1.Pod, podCount)

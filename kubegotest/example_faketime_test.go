@@ -37,7 +37,7 @@ func Example_fakeTime() {
 				reconciles++ // one worker: no two reconciles at once
 				return controller.Result{RequeueAfter: 10 * time.Minute}, nil
 			}),
-			Sources: []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{})},
+			Sources: []controller.Source{controller.For[*corev1.ConfigMap]{}},
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -43,7 +43,7 @@ func controllersAndRunnablesAddedAfterStart(t *testing.T) {
 	// A controller made now: its informer starts on the running factory.
 	var calls atomic.Int64
 	if _, err := mgr.NewController(controller.Options{Name: "late", Reconciler: labelOnce(mgr, &calls),
-		Sources: []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})}}); err != nil {
+		Sources: []controller.Source{controller.For[*appsv1.Deployment]{}}}); err != nil {
 		t.Fatal(err)
 	}
 	synctest.Wait()
@@ -76,7 +76,7 @@ func controllersAndRunnablesAddedAfterStart(t *testing.T) {
 		t.Errorf("Add after stop = %v, want ErrStopped", err)
 	}
 	if _, err := mgr.NewController(controller.Options{Name: "too-late", Reconciler: labelOnce(mgr, &calls),
-		Sources: []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})}}); !errors.Is(err, manager.ErrStopped) {
+		Sources: []controller.Source{controller.For[*appsv1.Deployment]{}}}); !errors.Is(err, manager.ErrStopped) {
 		t.Errorf("NewController after stop = %v, want ErrStopped", err)
 	}
 	noLeaks(t)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/fleet"
+	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -33,7 +34,7 @@ var _ fleet.Set = (*Manager)(nil)
 //	if err != nil {
 //		return controller.Result{}, controller.TerminalError(err)
 //	}
-//	cms, err := fleet.Reader[*corev1.ConfigMap](cl, informer.ReaderOptions{})
+//	cms, err := informer.NewReader[*corev1.ConfigMap](cl, informer.ReaderOptions{})
 func (m *Manager) Cluster(name string) (*fleet.Cluster, error) {
 	if name == "" {
 		return m.host, nil
@@ -130,7 +131,7 @@ func (m *Manager) newCluster(name string, cfg *rest.Config) (*fleet.Cluster, err
 		}
 		return m.wrap(rt)
 	}
-	return fleet.New(name, &c, fleet.Options{Client: m.opts.Client, Informers: m.opts.Informers, Logger: m.log})
+	return fleet.New(name, &c, fleet.Options{Client: m.opts.Client, Informers: m.opts.Informers, Declarations: m.declarations(), Logger: m.log})
 }
 
 // ReplaceCluster puts a cluster built from cfg in the place of the one
@@ -256,3 +257,10 @@ type providerRunnable struct {
 func (r providerRunnable) Start(ctx context.Context) error { return r.p.Run(ctx, r.set) }
 
 func (providerRunnable) NeedLeaderElection() bool { return false }
+
+// declarations returns what Declare was given.
+func (m *Manager) declarations() []informer.Declaration {
+	m.cmu.Lock()
+	defer m.cmu.Unlock()
+	return slices.Clone(m.declared)
+}

@@ -116,10 +116,14 @@ func TestManyClustersOnRealControlPlanes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := seen{opts: informer.SharedOptions{LabelSelector: "multicluster=test"}}
+	// Every cluster's ConfigMap informer selects the test's objects.
+	if err := mgr.Declare(informer.Declare[*corev1.ConfigMap](informer.SharedOptions{LabelSelector: "multicluster=test"})); err != nil {
+		t.Fatal(err)
+	}
+	var s seen
 	if _, err := mgr.NewController(controller.Options{Name: "many-clusters", Reconciler: s.reconciler(mgr), MultiCluster: true,
 		MaxConcurrentReconciles: 2,
-		Sources:                 []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{Informer: s.opts})}}); err != nil {
+		Sources:                 []controller.Source{controller.For[*corev1.ConfigMap]{}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := mgr.AddProvider(fleet.Secrets{Client: mgr.Client(), Namespace: ns, Logger: kubegotest.Logger(t, nil)}); err != nil {
@@ -155,7 +159,7 @@ func TestManyClustersOnRealControlPlanes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	westCMs, err := fleet.Reader[*corev1.ConfigMap](westCl, informer.ReaderOptions{Informer: s.opts})
+	westCMs, err := informer.NewReader[*corev1.ConfigMap](westCl, informer.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,8 +27,6 @@ import (
 // seen records the Requests a multi-cluster reconciler handled, after it
 // found each object through the reader of the Request's cluster.
 type seen struct {
-	opts informer.SharedOptions // of the controller's source, and so of the reader
-
 	mu   sync.Mutex
 	reqs map[string]int // "namespace/name@cluster" → reconciles
 	errs []error
@@ -48,7 +46,7 @@ func (s *seen) reconciler(mgr *manager.Manager) controller.Reconciler {
 		if err != nil {
 			return controller.Result{}, controller.TerminalError(err)
 		}
-		cms, err := fleet.Reader[*corev1.ConfigMap](cl, informer.ReaderOptions{Informer: s.opts})
+		cms, err := informer.NewReader[*corev1.ConfigMap](cl, informer.ReaderOptions{})
 		if err != nil {
 			return controller.Result{}, err
 		}
@@ -120,7 +118,7 @@ func newHostManager(t *testing.T, host *fake.Server) *manager.Manager {
 func cmsController(t *testing.T, mgr *manager.Manager, s *seen, opts controller.Options) *controller.Controller {
 	t.Helper()
 	opts.Name, opts.Reconciler = "cms", s.reconciler(mgr)
-	opts.Sources = []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{})}
+	opts.Sources = []controller.Source{controller.For[*corev1.ConfigMap]{}}
 	ctl, err := mgr.NewController(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -199,8 +197,8 @@ func TestManagerReconcilesEveryCluster(t *testing.T) {
 	if err := mgr.RemoveCluster("east"); !errors.Is(err, fleet.ErrUnknown) {
 		t.Fatalf("second RemoveCluster = %v, want ErrUnknown", err)
 	}
-	if _, err := fleet.Reader[*corev1.ConfigMap](eastCl, informer.ReaderOptions{}); !errors.Is(err, fleet.ErrRemoved) {
-		t.Fatalf("Reader of a removed cluster = %v, want ErrRemoved", err)
+	if _, err := informer.NewReader[*corev1.ConfigMap](eastCl, informer.ReaderOptions{}); !errors.Is(err, informer.ErrStopped) {
+		t.Fatalf("Reader of a removed cluster = %v, want ErrStopped", err)
 	}
 	create(ctx, t, east.Config(), "east", "late")
 	create(ctx, t, west.Config(), "west", "late")
@@ -322,8 +320,8 @@ func TestProviderAndReplaceCluster(t *testing.T) {
 	}
 	create(ctx, t, other.Config(), "east", "b")
 	kubegotest.Eventually(ctx, t, reconciled(&s, "default/b@east"))
-	if _, err := fleet.Reader[*corev1.ConfigMap](old, informer.ReaderOptions{}); !errors.Is(err, fleet.ErrRemoved) {
-		t.Fatalf("Reader of the replaced cluster = %v, want ErrRemoved", err)
+	if _, err := informer.NewReader[*corev1.ConfigMap](old, informer.ReaderOptions{}); !errors.Is(err, informer.ErrStopped) {
+		t.Fatalf("Reader of the replaced cluster = %v, want ErrStopped", err)
 	}
 	// A server of its own: other's objects say they are east's, which the
 	// reconciler would report as a read from the wrong cluster.

@@ -5,8 +5,8 @@
 // from a rest.Config, with a round-tripper counting requests by method and
 // status code), one informer factory, and one Prometheus registry (its own,
 // never the global one). It runs controllers and any other Runnable, serves
-// /healthz, /readyz (failing until the informers of every controller and
-// Reader have synced) and /metrics, and with Options.LeaderElection runs
+// /healthz, /readyz (failing until every informer of its cache has
+// synced) and /metrics, and with Options.LeaderElection runs
 // the runnables that need leadership only while it leads the Lease.
 //
 //	ctx, stop := manager.SignalContext(context.Background())
@@ -48,27 +48,30 @@
 //
 // # Reading the cluster
 //
-// Reader[T] gives a reconciler a cache-backed reader of one type (Get by
-// key, List by namespace and labels, ByIndex), made once at setup:
+// A Manager is an informer.Host: informer.NewReader[T](mgr, ...) gives a
+// reconciler a cache-backed reader of one type (Get by key, List by
+// namespace and labels, ByIndex), made once at setup;
+// informer.NewMetadataReader and NewResourceReader do the same for the
+// metadata-only and unstructured forms:
 //
-//	deployments, err := manager.Reader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
+//	deployments, err := informer.NewReader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
 //	...
 //	d, err := r.deployments.Get(ctx, req.Key) // in Reconcile
 //
-// It reads the informer the controllers' sources of that type use: the
-// Manager's factory has informer.FactoryOptions.OneInformerPerType, so a
-// type has one set of informer options (namespace, selectors, transform,
-// indexers), and a Reader or a source asking for it with others is
-// refused at setup with an *informer.OptionsConflictError naming both,
-// never given a second watch and cache. Only types asked for are cached:
-// no read starts a cluster-wide watch of a type behind the program's back
-// (a lazy Reader, informer.ReaderOptions.Lazy, starts its informer on its
-// first read, with the options it declared at setup). The typed,
-// unstructured and metadata forms of one resource are distinct informers,
-// never converted into one another: the Reader's type says which cache it
-// reads, and a program should pick one form per resource. A read waits for
-// the first sync and returns the informer's cause if it cannot happen
-// (403, resource not served), and a missing object is
+// It reads the informer the controllers' sources of that type use. A
+// type's informer options (namespace, selectors, transform, indexes) are
+// declared once, in Options.Declarations; sources and readers name the
+// type alone, so a second watch and cache of a type cannot be asked for by
+// mistake (a request with other options, through informer.Acquire on
+// Factory(), is refused with an *informer.OptionsConflictError naming
+// both). Only types asked for are cached: no read starts a cluster-wide
+// watch of a type behind the program's back (a lazy Reader,
+// informer.ReaderOptions.Lazy, starts its informer on its first read).
+// The typed, unstructured and metadata forms of one resource are distinct
+// informers, never converted into one another: the Reader's type says
+// which cache it reads, and a program should pick one form per resource.
+// A read waits for the first sync and returns the informer's cause if it
+// cannot happen (403, resource not served), and a missing object is
 // apierrors.IsNotFound. Reads see the cache, which lags behind writes; a
 // live read is one call away on the shared client:
 //
@@ -79,8 +82,8 @@
 // cluster-wide informer for it (needing list and watch on every
 // namespace), and typed, unstructured and metadata reads of one kind fill
 // three caches. Here Client() always talks to the server, cache reads go
-// through a Reader declared for its type with its options, and a second
-// option set for a type is an error rather than a second cache.
+// through a Reader of a type whose options are declared once, and a
+// second option set for a type is an error rather than a second cache.
 //
 // # Client, field manager and events
 //

@@ -48,7 +48,7 @@ func TestEventRecorderFlushedWhenTheManagerStops(t *testing.T) {
 			rec.Eventf(cm, nil, record.Normal, "Synced", "Reconcile", "settings %s synced", req.Name)
 			return controller.Result{}, nil
 		}),
-		Sources: []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{})},
+		Sources: []controller.Source{controller.For[*corev1.ConfigMap]{}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,6 @@ import (
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/fake"
-	"github.com/kubego/kubego/fleet"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/manager"
 )
@@ -44,7 +43,7 @@ func ExampleManager_AddCluster() {
 		if err != nil {
 			return controller.Result{}, controller.TerminalError(err) // removed meanwhile
 		}
-		deployments, err := fleet.Reader[*appsv1.Deployment](cl, informer.ReaderOptions{})
+		deployments, err := informer.NewReader[*appsv1.Deployment](cl, informer.ReaderOptions{})
 		if err != nil {
 			return controller.Result{}, err
 		}
@@ -67,7 +66,7 @@ func ExampleManager_AddCluster() {
 		Reconciler:      controller.ReconcilerFunc(reconcile),
 		MultiCluster:    true,
 		SkipHostCluster: true,
-		Sources:         []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})},
+		Sources:         []controller.Source{controller.For[*appsv1.Deployment]{}},
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -34,14 +34,21 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	cache := informer.Shared[*appsv1.Deployment](mgr.Factory(), informer.SharedOptions{}).Lister()
+	cache, err := informer.NewReader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	deployments := client.Typed[*appsv1.Deployment](mgr.Client())
 	labeled := make(chan string, 2)
 
 	reconcile := func(ctx context.Context, req controller.Request) (controller.Result, error) {
-		d, ok := cache.GetKey(req.Key)
-		if !ok || d.Labels["team"] != "" {
+		d, err := cache.Get(ctx, req.Key)
+		if apierrors.IsNotFound(err) || err == nil && d.Labels["team"] != "" {
 			return controller.Result{}, nil // gone, or done
+		}
+		if err != nil {
+			return controller.Result{}, err
 		}
 		patch := []byte(`{"metadata":{"labels":{"team":"shop"}}}`)
 		if _, err := deployments.Namespace(req.Namespace).Patch(ctx, req.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
@@ -54,9 +61,7 @@ func ExampleNew() {
 		Name:       "team-labeler",
 		Reconciler: controller.ReconcilerFunc(reconcile),
 		Sources: []controller.Source{
-			controller.For[*appsv1.Deployment](controller.SourceOptions{
-				Predicates: []controller.Predicate{controller.LabelsChanged},
-			}),
+			controller.For[*appsv1.Deployment]{Predicates: []controller.Predicate{controller.LabelsChanged}},
 		},
 	})
 	if err != nil {
@@ -93,12 +98,16 @@ func ExampleManager_EventRecorder() {
 		fmt.Println(err)
 		return
 	}
-	cache := informer.Shared[*appsv1.Deployment](mgr.Factory(), informer.SharedOptions{}).Lister()
+	cache, err := informer.NewReader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	seen := make(chan struct{}, 1)
 	_, err = mgr.NewController(controller.Options{
 		Name: "auditor",
 		Reconciler: controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
-			if d, ok := cache.GetKey(req.Key); ok {
+			if d, err := cache.Get(ctx, req.Key); err == nil {
 				rec.Eventf(d, nil, record.Normal, "Audited", "Audit", "deployment %s audited", d.Name)
 				select {
 				case seen <- struct{}{}:
@@ -107,7 +116,7 @@ func ExampleManager_EventRecorder() {
 			}
 			return controller.Result{}, nil
 		}),
-		Sources: []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})},
+		Sources: []controller.Source{controller.For[*appsv1.Deployment]{}},
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -136,17 +145,23 @@ func ExampleManager_EventRecorder() {
 
 // A reconciler reads through a Reader made once at setup: one line per
 // read, from the informer the controller's For source uses (one watch,
-// one cache). A deleted object reads as NotFound; a live read is one call
-// on the Manager's client.
-func ExampleReader() {
-	srv := fake.NewServer(fake.Options{}, deployment("shop", "web"))
+// one cache), with the options its type was declared with. A deleted
+// object reads as NotFound; a live read is one call on the Manager's
+// client.
+func ExampleManager_Declare() {
+	srv := fake.NewServer(fake.Options{}, deployment("shop", "web"), deployment("other", "web"))
 	defer srv.Close()
 	mgr, err := manager.New(manager.Options{Config: srv.Config()})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	deployments, err := manager.Reader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
+	// The Deployments of namespace shop only, for every source and reader.
+	if err := mgr.Declare(informer.Declare[*appsv1.Deployment](informer.SharedOptions{Namespace: "shop"})); err != nil {
+		fmt.Println(err)
+		return
+	}
+	deployments, err := informer.NewReader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -166,15 +181,15 @@ func ExampleReader() {
 	_, err = mgr.NewController(controller.Options{
 		Name:       "reader",
 		Reconciler: controller.ReconcilerFunc(reconcile),
-		Sources:    []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})},
+		Sources:    []controller.Source{controller.For[*appsv1.Deployment]{}},
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	// The same type with other informer options is refused at setup.
-	_, err = manager.Reader[*appsv1.Deployment](mgr, informer.ReaderOptions{Informer: informer.SharedOptions{Namespace: "shop"}})
-	fmt.Println("second option set refused:", errors.Is(err, informer.ErrOptionsConflict))
+	// A second declaration of the type is refused.
+	err = mgr.Declare(informer.Declare[*appsv1.Deployment](informer.SharedOptions{}))
+	fmt.Println("second declaration refused:", errors.Is(err, informer.ErrDeclared))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -188,7 +203,7 @@ func ExampleReader() {
 	cancel()
 	fmt.Println("stopped:", <-done)
 	// Output:
-	// second option set refused: true
+	// second declaration refused: true
 	// read shop/web from the cache
 	// live: web <nil>
 	// stopped: <nil>

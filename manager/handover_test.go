@@ -57,7 +57,7 @@ func TestLeaderHandOverAfterTheLeaderDiesWithProductionDurations(t *testing.T) {
 					reconciledBy[identity]++
 					return controller.Result{}, nil
 				}),
-				Sources: []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})},
+				Sources: []controller.Source{controller.For[*appsv1.Deployment]{}},
 			}); err != nil {
 				t.Fatal(err)
 			}

@@ -45,7 +45,7 @@ func TestLosingLeadershipCancelsReconcilesAndStopsTheManager(t *testing.T) {
 				return controller.Result{}, ctx.Err()
 			}),
 			DrainTimeout: time.Hour, // must not apply to a lost leadership
-			Sources:      []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})},
+			Sources:      []controller.Source{controller.For[*appsv1.Deployment]{}},
 		})
 		if err != nil {
 			t.Fatal(err)

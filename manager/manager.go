@@ -26,8 +26,9 @@ import (
 // readiness and metrics endpoints, and optionally takes part in a leader
 // election.
 //
-// Build it with New, add controllers (NewController), readers (Reader)
-// and runnables (Add), then call Start once; controllers and runnables
+// Build it with New, add controllers (NewController) and runnables (Add),
+// make readers of its cache (informer.NewReader[T](mgr, ...): a Manager
+// is an informer.Host), then call Start once; controllers and runnables
 // may also be added while it runs. Its methods are safe for concurrent
 // use.
 type Manager struct {
@@ -49,6 +50,7 @@ type Manager struct {
 	clusters     map[string]*fleet.Cluster
 	multi        []*controller.Controller // the MultiCluster controllers; written under both locks
 	clusterCtx   context.Context          // set by Start: the clusters run under it
+	declared     []informer.Declaration   // given to Declare; the clusters added get them
 	clustersDone bool                     // Start has stopped the clusters
 
 	healthz, readyz checks
@@ -58,10 +60,9 @@ type Manager struct {
 	mu          sync.Mutex
 	runnables   []Runnable
 	controllers []*controller.Controller
-	readers     []syncer // Readers made by Reader, not lazy
-	began       bool     // Start was called
-	started     bool     // Start runs what Add is given
-	stopping    bool     // Start's context is done: Add refuses
+	began       bool // Start was called
+	started     bool // Start runs what Add is given
+	stopping    bool // Start's context is done: Add refuses
 
 	// Set by Start (before the election runs), read by Add and the
 	// leader callback, under mu.
@@ -159,6 +160,41 @@ func New(opts Options) (*Manager, error) {
 
 // Client returns the shared client. It is safe for concurrent use.
 func (m *Manager) Client() *client.Client { return m.client }
+
+// Declare fixes the informer options (namespace, selectors, transform,
+// indexes) of the types the declarations name, for every controller
+// source and reader of the Manager and of every cluster it holds or adds:
+// a type's options are given here once, before anything asks for the
+// type; sources and readers name the type alone (see informer.Declare).
+// Undeclared types are cached whole, in every namespace. A reusable
+// controller's setup function declares what it needs:
+//
+//	err := mgr.Declare(informer.DeclareMetadata(deployments, informer.SharedOptions{LabelSelector: "!sync-by"}))
+//
+// It returns the factory's error wrapping informer.ErrDeclared for a type
+// declared before, or asked for already with other options; then nothing
+// of the call is recorded in the host cluster.
+func (m *Manager) Declare(ds ...informer.Declaration) error {
+	m.cops.Lock()
+	defer m.cops.Unlock()
+	if err := m.factory.Declare(ds...); err != nil {
+		return fmt.Errorf("manager: Declare: %w", err)
+	}
+	m.cmu.Lock()
+	m.declared = append(m.declared, ds...)
+	clusters := make([]*fleet.Cluster, 0, len(m.clusters))
+	for _, cl := range m.clusters {
+		clusters = append(clusters, cl)
+	}
+	m.cmu.Unlock()
+	var errs []error
+	for _, cl := range clusters {
+		if err := cl.Factory().Declare(ds...); err != nil {
+			errs = append(errs, fmt.Errorf("manager: Declare in cluster %q: %w", cl.Name(), err))
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // Factory returns the shared informer factory, started by Start.
 func (m *Manager) Factory() *informer.Factory { return m.factory }

@@ -82,6 +82,12 @@ func TestIntegrationManagerOwnedPieces(t *testing.T) {
 	gadgets := client.Typed[*Gadget](c).Namespace(ns)
 	var mu sync.Mutex
 	reconciled := map[string]int{}
+	if err := mgr.Declare(
+		informer.Declare[*Gadget](informer.SharedOptions{Namespace: ns}),
+		informer.Declare[*corev1.ConfigMap](informer.SharedOptions{Namespace: ns}),
+	); err != nil {
+		t.Fatal(err)
+	}
 	_, err = mgr.NewController(controller.Options{
 		Name: "gadgets",
 		Reconciler: controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
@@ -99,8 +105,8 @@ func TestIntegrationManagerOwnedPieces(t *testing.T) {
 			return controller.Result{}, nil
 		}),
 		Sources: []controller.Source{
-			controller.For[*Gadget](controller.SourceOptions{Informer: informer.SharedOptions{Namespace: ns}}),
-			controller.Owns[*corev1.ConfigMap](controller.SourceOptions{Informer: informer.SharedOptions{Namespace: ns}}),
+			controller.For[*Gadget]{},
+			controller.Owns[*corev1.ConfigMap]{},
 		},
 	})
 	if err != nil {

@@ -53,15 +53,18 @@ func get(t *testing.T, url string) (int, string) {
 
 // labelOnce is a small labeler: it patches a label onto each Deployment.
 func labelOnce(mgr *manager.Manager, calls *atomic.Int64) controller.Reconciler {
-	lister := informer.Shared[*appsv1.Deployment](mgr.Factory(), informer.SharedOptions{}).Lister()
+	cache, cerr := informer.NewReader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
 	deps := client.Typed[*appsv1.Deployment](mgr.Client())
 	return controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
 		calls.Add(1)
-		d, ok := lister.GetKey(req.Key)
-		if !ok || d.Labels["done"] == "yes" {
+		if cerr != nil {
+			return controller.Result{}, cerr
+		}
+		d, err := cache.Get(ctx, req.Key)
+		if err != nil || d.Labels["done"] == "yes" {
 			return controller.Result{}, nil
 		}
-		_, err := deps.Namespace(req.Namespace).Patch(ctx, req.Name, types.MergePatchType, []byte(`{"metadata":{"labels":{"done":"yes"}}}`), metav1.PatchOptions{})
+		_, err = deps.Namespace(req.Namespace).Patch(ctx, req.Name, types.MergePatchType, []byte(`{"metadata":{"labels":{"done":"yes"}}}`), metav1.PatchOptions{})
 		return controller.Result{}, err
 	})
 }
@@ -79,7 +82,7 @@ func TestManagerServesProbesAndMetrics(t *testing.T) {
 	}
 	var calls atomic.Int64
 	ctl, err := mgr.NewController(controller.Options{Name: "labels", Reconciler: labelOnce(mgr, &calls),
-		Sources: []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})}})
+		Sources: []controller.Source{controller.For[*appsv1.Deployment]{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,12 +186,12 @@ func TestTwoControllersShareOneRegistry(t *testing.T) {
 	}
 	r := controller.ReconcilerFunc(func(context.Context, controller.Request) (controller.Result, error) { return controller.Result{}, nil })
 	for _, name := range []string{"a", "b"} {
-		if _, err := mgr.NewController(controller.Options{Name: name, Reconciler: r, Sources: []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})}}); err != nil {
+		if _, err := mgr.NewController(controller.Options{Name: name, Reconciler: r, Sources: []controller.Source{controller.For[*appsv1.Deployment]{}}}); err != nil {
 			t.Fatalf("controller %s: %v", name, err)
 		}
 	}
 	// The same name twice collides on the workqueue series.
-	if _, err := mgr.NewController(controller.Options{Name: "a", Reconciler: r, Sources: []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})}}); err == nil {
+	if _, err := mgr.NewController(controller.Options{Name: "a", Reconciler: r, Sources: []controller.Source{controller.For[*appsv1.Deployment]{}}}); err == nil {
 		t.Fatal("a second controller named a was accepted")
 	}
 }

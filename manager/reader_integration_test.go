@@ -51,14 +51,18 @@ func TestIntegrationReaderOnTheRealServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reader, err := manager.Reader[*corev1.ConfigMap](mgr, informer.ReaderOptions{Informer: informer.SharedOptions{
+	err = mgr.Declare(informer.Declare[*corev1.ConfigMap](informer.SharedOptions{
 		Namespace: ns,
 		Indexers:  map[string]func(informer.Object) []string{"tier": func(o informer.Object) []string { return []string{o.GetLabels()["tier"]} }},
-	}})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	unserved, err := manager.Reader[*Gadget](mgr, informer.ReaderOptions{Lazy: true, SyncTimeout: 5 * time.Second})
+	reader, err := informer.NewReader[*corev1.ConfigMap](mgr, informer.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unserved, err := informer.NewReader[*Gadget](mgr, informer.ReaderOptions{Lazy: true, SyncTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestReaderServesReconcilesFromTheControllersInformer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deployments, err := manager.Reader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
+	deployments, err := informer.NewReader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestReaderServesReconcilesFromTheControllersInformer(t *testing.T) {
 		return controller.Result{}, err
 	})
 	ctl, err := mgr.NewController(controller.Options{Name: "labels", Reconciler: r,
-		Sources: []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})}})
+		Sources: []controller.Source{controller.For[*appsv1.Deployment]{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestReaderServesReconcilesFromTheControllersInformer(t *testing.T) {
 	}
 }
 
-func TestReaderWithOtherOptionsThanASourceIsRefusedAtSetup(t *testing.T) {
+func TestADeclarationAfterUseIsRefused(t *testing.T) {
 	srv := fake.NewServer(fake.Options{})
 	defer srv.Close()
 	mgr, err := manager.New(manager.Options{Config: srv.Config()})
@@ -90,25 +90,32 @@ func TestReaderWithOtherOptionsThanASourceIsRefusedAtSetup(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := controller.ReconcilerFunc(func(context.Context, controller.Request) (controller.Result, error) { return controller.Result{}, nil })
-	if _, err := mgr.NewController(controller.Options{Reconciler: r, Sources: []controller.Source{
-		controller.For[*appsv1.Deployment](controller.SourceOptions{Informer: informer.SharedOptions{LabelSelector: "app=web"}}),
-	}}); err != nil {
+	if _, err := mgr.NewController(controller.Options{Reconciler: r, Sources: []controller.Source{controller.For[*appsv1.Deployment]{}}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = manager.Reader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
+	// The source took the type without options: a declaration now would
+	// change the informer under it.
+	err = mgr.Declare(informer.Declare[*appsv1.Deployment](informer.SharedOptions{LabelSelector: "app=web"}))
 	var ce *informer.OptionsConflictError
-	if !errors.As(err, &ce) || ce.Field != "LabelSelector" || !strings.Contains(err.Error(), `labels "app=web"`) {
-		t.Fatalf("Reader = %v, want an *informer.OptionsConflictError naming both option sets", err)
+	if !errors.Is(err, informer.ErrDeclared) || !errors.As(err, &ce) || ce.Field != "LabelSelector" || !strings.Contains(err.Error(), `labels "app=web"`) {
+		t.Fatalf("Declare = %v, want ErrDeclared with an *informer.OptionsConflictError naming both option sets", err)
 	}
-	// The other way round: a reader first, then a source.
-	if _, err := manager.Reader[*appsv1.ReplicaSet](mgr, informer.ReaderOptions{Informer: informer.SharedOptions{Namespace: "a"}}); err != nil {
+	// Declared first, the type's source and reader get the declared informer.
+	if err := mgr.Declare(informer.Declare[*appsv1.ReplicaSet](informer.SharedOptions{Namespace: "a"})); err != nil {
 		t.Fatal(err)
 	}
-	_, err = mgr.NewController(controller.Options{Name: "rs", Reconciler: r, Sources: []controller.Source{
-		controller.For[*appsv1.ReplicaSet](controller.SourceOptions{}),
-	}})
-	if !errors.Is(err, informer.ErrOptionsConflict) {
-		t.Fatalf("NewController = %v, want a conflict", err)
+	if _, err := mgr.NewController(controller.Options{Name: "rs", Reconciler: r, Sources: []controller.Source{controller.For[*appsv1.ReplicaSet]{}}}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := informer.NewReader[*appsv1.ReplicaSet](mgr, informer.ReaderOptions{})
+	if err != nil || !strings.HasSuffix(rs.Name(), "in namespace a") {
+		t.Fatalf("reader %v (%v), want the informer of namespace a", rs.Name(), err)
+	}
+	if _, err := informer.Acquire[*appsv1.ReplicaSet](mgr.Factory(), informer.SharedOptions{}); err != nil {
+		t.Fatalf("a request without options: %v", err)
+	}
+	if _, err := informer.Acquire[*appsv1.ReplicaSet](mgr.Factory(), informer.SharedOptions{Namespace: "b"}); !errors.Is(err, informer.ErrOptionsConflict) {
+		t.Fatalf("a request of another namespace = %v, want a conflict", err)
 	}
 }
 

@@ -9,24 +9,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// The sync state of the informers of the controllers and of the readers
-// made with Reader is served twice: as the "informers" check of /readyz
+// The sync state of the informers of the Manager's cache (its host
+// cluster's factory: those of the controllers' sources and of the readers
+// made on the Manager, but for lazy readers' until their first read) and
+// of the controllers is served twice: as the "informers" check of /readyz
 // and as the kubego_informer_synced gauge. Those of the other clusters a
 // multi-cluster controller watches are only a gauge, kubego_cluster_synced:
 // a cluster that cannot be reached must not make the process unready.
-
-// syncer is what the readiness check needs from a Reader.
-type syncer interface {
-	Name() string
-	HasSynced() bool
-}
 
 // syncStates yields each informer's name once, with whether it has
 // synced.
 func (m *Manager) syncStates() iter.Seq2[string, bool] {
 	m.mu.Lock()
 	ctls := slices.Clone(m.controllers)
-	readers := slices.Clone(m.readers)
 	m.mu.Unlock()
 	return func(yield func(string, bool) bool) {
 		seen := map[string]bool{}
@@ -44,12 +39,8 @@ func (m *Manager) syncStates() iter.Seq2[string, bool] {
 				}
 			}
 		}
-		for _, r := range readers {
-			name := r.Name()
-			if name == "" {
-				continue // released
-			}
-			if !each(name, r.HasSynced()) {
+		for name, synced := range m.factory.SyncStates() {
+			if !each(name, synced) {
 				return
 			}
 		}

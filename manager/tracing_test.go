@@ -84,7 +84,7 @@ func TestTracesReconcilesAndTheirRequests(t *testing.T) {
 	}
 	var calls atomic.Int64
 	if _, err := mgr.NewController(controller.Options{Name: "labels", Reconciler: labelOnce(mgr, &calls),
-		Sources: []controller.Source{controller.For[*appsv1.Deployment](controller.SourceOptions{})}}); err != nil {
+		Sources: []controller.Source{controller.For[*appsv1.Deployment]{}}}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())

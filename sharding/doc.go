@@ -89,13 +89,13 @@
 //		Resources: []sharding.Resource{{Resource: foosGVR, Kind: fooKind, Key: sharding.OwnerKey}}})
 //	go s.Run(ctx)
 //	err = m.Run(ctx, func(ctx, abort context.Context) error {
-//		f := informer.NewFactory(c, informer.FactoryOptions{})
-//		opts := m.Informer(informer.SharedOptions{})
-//		foos, err := informer.NewReader[*Foo](f, informer.ReaderOptions{Informer: opts})
+//		f := informer.NewFactory(c, informer.FactoryOptions{OneInformerPerType: true})
+//		err := f.Declare(informer.Declare[*Foo](m.Informer(informer.SharedOptions{})))
+//		foos, err := informer.NewReader[*Foo](f, informer.ReaderOptions{})
 //		...
 //		r, err := m.Guard(reconciler, sharding.GuardOptions{Resource: foosGVR, Get: sharding.ReaderGet(foos)})
 //		ctrl, err := controller.New(f, controller.Options{Reconciler: r,
-//			Sources: []controller.Source{controller.For[*Foo](controller.SourceOptions{Informer: opts})}})
+//			Sources: []controller.Source{controller.For[*Foo]{}}})
 //		...
 //		f.Start(ctx)
 //		defer f.Wait()

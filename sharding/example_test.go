@@ -42,9 +42,12 @@ func Example() {
 		return controller.Result{}, nil // this replica's share of the work
 	})
 	err = m.Run(ctx, func(ctx, abort context.Context) error {
-		f := informer.NewFactory(c, informer.FactoryOptions{})
-		opts := m.Informer(informer.SharedOptions{}) // selects shard.kubego.io/cms=<pod>
-		cms, err := informer.NewReader[*corev1.ConfigMap](f, informer.ReaderOptions{Informer: opts})
+		f := informer.NewFactory(c, informer.FactoryOptions{OneInformerPerType: true})
+		// The member's objects only: shard.kubego.io/cms=<pod>.
+		if err := f.Declare(informer.Declare[*corev1.ConfigMap](m.Informer(informer.SharedOptions{}))); err != nil {
+			return err
+		}
+		cms, err := informer.NewReader[*corev1.ConfigMap](f, informer.ReaderOptions{})
 		if err != nil {
 			return err
 		}
@@ -55,7 +58,7 @@ func Example() {
 		ctrl, err := controller.New(f, controller.Options{
 			Name:       "cms",
 			Reconciler: guarded,
-			Sources:    []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{Informer: opts})},
+			Sources:    []controller.Source{controller.For[*corev1.ConfigMap]{}},
 		})
 		if err != nil {
 			return err

@@ -328,9 +328,11 @@ func (cl *cluster) startReplica(id string, withMember, withSharder bool) *replic
 // member: a factory whose ConfigMap informer selects the member's objects,
 // and a controller with a guarded reconciler.
 func (cl *cluster) runReplica(ctx, abort context.Context, r *replica, log *slog.Logger) error {
-	f := informer.NewFactory(cl.c, informer.FactoryOptions{Logger: log})
-	opts := r.member.Informer(informer.SharedOptions{Namespace: cl.ns})
-	reader, err := informer.NewReader[*corev1.ConfigMap](f, informer.ReaderOptions{Informer: opts})
+	f := informer.NewFactory(cl.c, informer.FactoryOptions{Logger: log, OneInformerPerType: true})
+	if err := f.Declare(informer.Declare[*corev1.ConfigMap](r.member.Informer(informer.SharedOptions{Namespace: cl.ns}))); err != nil {
+		return err
+	}
+	reader, err := informer.NewReader[*corev1.ConfigMap](f, informer.ReaderOptions{})
 	if err != nil {
 		return err
 	}
@@ -351,14 +353,18 @@ func (cl *cluster) runReplica(ctx, abort context.Context, r *replica, log *slog.
 	ctrl, err := controller.New(f, controller.Options{
 		Name:                    "cms-" + r.id,
 		Reconciler:              guarded,
-		Sources:                 []controller.Source{controller.For[*corev1.ConfigMap](controller.SourceOptions{Informer: opts})},
+		Sources:                 []controller.Source{controller.For[*corev1.ConfigMap]{}},
 		MaxConcurrentReconciles: 4,
 		Logger:                  log,
 	})
 	if err != nil {
 		return err
 	}
-	r.cache.Store(informer.Shared[*corev1.ConfigMap](f, opts))
+	inf, err := informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{})
+	if err != nil {
+		return err
+	}
+	r.cache.Store(inf)
 	f.Start(ctx)
 	err = ctrl.StartAbortable(ctx, abort)
 	_ = f.Wait()

@@ -131,11 +131,10 @@ func (m *Member) Identity() string { return m.opts.Identity }
 func (m *Member) Selector() string { return ShardLabel(m.opts.Ring) + "=" + m.opts.Identity }
 
 // Informer returns base with the member's Selector added to its label
-// selector, for the informers (SourceOptions.Informer,
-// ReaderOptions.Informer) of every sharded resource: the member then
-// lists, watches and caches only its own objects. Give the same options to
-// the sources and readers of one type (a factory with one informer per
-// type requires it).
+// selector, for the declaration of every sharded type
+// (informer.Declare[T](m.Informer(base)), in manager.Options.Declarations
+// or informer.Factory.Declare): the member then lists, watches and caches
+// only its own objects, through every source and reader of the type.
 func (m *Member) Informer(base informer.SharedOptions) informer.SharedOptions {
 	sel := m.Selector()
 	if s := strings.TrimSpace(base.LabelSelector); s != "" {

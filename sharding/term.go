@@ -86,6 +86,11 @@ func (s *Sharder) lead(ctx context.Context) error {
 			Namespace: r.Namespace, Transform: slim, TransformName: "sharding.slim",
 			Indexers: map[string]func(informer.Object) []string{shardIndex: shardOf(ShardLabel(s.opts.Ring))},
 		}
+		// Declared, so that the assigner's source below gets this
+		// informer.
+		if err := f.Declare(informer.DeclareMetadata(r.Resource, opts)); err != nil {
+			return err
+		}
 		inf, err := informer.AcquireMetadata(f, r.Resource, opts)
 		if err != nil {
 			return err
@@ -96,7 +101,7 @@ func (s *Sharder) lead(ctx context.Context) error {
 			Name:       "sharder-" + s.opts.Ring + "-" + r.Resource.GroupResource().String(),
 			Reconciler: &assigner{s: s, t: t, r: tr},
 			Sources: []controller.Source{
-				controller.ForMetadata(r.Resource, controller.SourceOptions{Informer: opts}),
+				controller.ForMetadata{Resource: r.Resource},
 				controller.Channel(tr.changed, func(context.Context, struct{}) []controller.Request {
 					keys := inf.Store().Keys()
 					reqs := make([]controller.Request, len(keys))

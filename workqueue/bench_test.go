@@ -71,7 +71,7 @@ func BenchmarkParallelAddGetDone(b *testing.B) {
 	})
 }
 
-// The bench's workqueue scenario (README, Performance) at a size fit for a benchmark loop: 4
+// The bench's workqueue scenario (the workqueue row of `make bench`) at a size fit for a benchmark loop: 4
 // producers add distinct keys, 8 workers process them. One op is one key.
 func BenchmarkProducersWorkers(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {

@@ -101,5 +101,5 @@
 // wait for each other; a parked Get instead receives its key directly from
 // Add. bench/workqueue measures adds per second and bytes per add side by
 // side with client-go's queue (1M keys, 4 producers, 8 workers); the
-// README has the figures.
+// figures are in docs/performance.md.
 package workqueue

@@ -1,4 +1,4 @@
-// Command labeler runs the controller scenario of the README's table: the labeler
+// Command labeler runs the controller scenario of the bench suite: the labeler
 // controller (examples/labeler) on N Deployments, against a bare update
 // loop doing the same writes with the same client, on a local control plane
 // (testenv), and prints one JSON line per run plus a summary.
@@ -254,7 +254,7 @@ func runBare(ctx context.Context, cfg *rest.Config, ns string, n, workers int, w
 	start := time.Now()
 	if watch {
 		f := informer.NewFactory(c, informer.FactoryOptions{})
-		informer.SharedMetadata(f, appsv1.SchemeGroupVersion.WithResource("deployments"), informer.SharedOptions{Namespace: ns, LabelSelector: "!" + labeler.Label})
+		mustAcquire(informer.AcquireMetadata(f, appsv1.SchemeGroupVersion.WithResource("deployments"), informer.SharedOptions{Namespace: ns, LabelSelector: "!" + labeler.Label}))
 		wctx, cancel := context.WithCancel(ctx)
 		f.Start(wctx)
 		defer func() { cancel(); _ = f.Wait() }()
@@ -473,3 +473,12 @@ func descendantsCPU() cpuByProgram {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// mustAcquire returns the informer of a factory that cannot refuse a
+// request (no OneInformerPerType), failing loudly if it ever did.
+func mustAcquire[T informer.Object](inf *informer.Informer[T], err error) *informer.Informer[T] {
+	if err != nil {
+		panic(err)
+	}
+	return inf
+}

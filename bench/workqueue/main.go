@@ -1,4 +1,4 @@
-// Command workqueue runs the README's workqueue scenario against one
+// Command workqueue runs the bench suite's workqueue scenario against one
 // implementation and prints one JSON line with its throughput and
 // allocation cost, so that a driver can run kubego and client-go in fresh
 // processes, alternately, and compare medians.

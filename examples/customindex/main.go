@@ -63,7 +63,11 @@ func main() {
 func podsByNode(ctx context.Context, c *client.Client, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	pods := informer.Shared[*corev1.Pod](f, informer.SharedOptions{})
+	pods, err := informer.Acquire[*corev1.Pod](f, informer.SharedOptions{})
+	if err != nil {
+		cancel()
+		return err
+	}
 	pods.AddIndexers(map[string]informer.IndexFunc[*corev1.Pod]{ByNode: nodeOf})
 	f.Start(ctx)
 	defer func() {

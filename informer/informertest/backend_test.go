@@ -34,9 +34,9 @@ func TestBackendServesFactories(t *testing.T) {
 		informertest.Serve(src, pods, informer.Typed, schema.GroupVersionResource{})
 		informertest.Serve(src, widgets, informer.Unstructured, gvr)
 		f := informer.NewFactory(src, informer.FactoryOptions{})
-		inA := informer.Shared[*corev1.Pod](f, informer.SharedOptions{Namespace: "a"})
-		dyn := informer.SharedResource(f, gvr, informer.SharedOptions{})
-		missing := informer.Shared[*corev1.Secret](f, informer.SharedOptions{})
+		inA := mustAcquire(informer.Acquire[*corev1.Pod](f, informer.SharedOptions{Namespace: "a"}))
+		dyn := mustAcquire(informer.AcquireResource(f, gvr, informer.SharedOptions{}))
+		missing := mustAcquire(informer.Acquire[*corev1.Secret](f, informer.SharedOptions{}))
 		ctx, cancel := context.WithCancel(t.Context())
 		f.Start(ctx)
 		if err := inA.WaitForSync(ctx); err != nil {
@@ -91,4 +91,13 @@ func TestTracker(t *testing.T) {
 			t.Fatalf("old version: %v", e)
 		}
 	})
+}
+
+// mustAcquire is informer.Acquire or AcquireResource for a factory that
+// cannot refuse a request (no OneInformerPerType).
+func mustAcquire[T informer.Object](inf *informer.Informer[T], err error) *informer.Informer[T] {
+	if err != nil {
+		panic(err)
+	}
+	return inf
 }

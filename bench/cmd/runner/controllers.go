@@ -324,7 +324,7 @@ func crObserve(ctx context.Context, c *client.Client, workload, ns string, n int
 		}
 	}
 	if workload == "labeler" {
-		inf := informer.SharedMetadata(f, appsv1.SchemeGroupVersion.WithResource("deployments"), informer.SharedOptions{Namespace: ns})
+		inf := mustAcquire(informer.AcquireMetadata(f, appsv1.SchemeGroupVersion.WithResource("deployments"), informer.SharedOptions{Namespace: ns}))
 		check := func(d *metav1.PartialObjectMetadata) { _, has := d.Labels["sync-by"]; mark(d.Name, has) }
 		if _, err := inf.AddEventHandler(informer.HandlerFuncs[*metav1.PartialObjectMetadata]{
 			AddFunc:    func(d *metav1.PartialObjectMetadata, _ bool) { check(d) },
@@ -333,7 +333,7 @@ func crObserve(ctx context.Context, c *client.Client, workload, ns string, n int
 			return nil, err
 		}
 	} else {
-		fi := informer.Shared[*foos.Foo](f, informer.SharedOptions{Namespace: ns})
+		fi := mustAcquire(informer.Acquire[*foos.Foo](f, informer.SharedOptions{Namespace: ns}))
 		check := func(x *foos.Foo) {
 			mark(x.Name, x.Spec.Replicas != nil && x.Status.AvailableReplicas == *x.Spec.Replicas)
 		}
@@ -357,7 +357,7 @@ func crObserve(ctx context.Context, c *client.Client, workload, ns string, n int
 // standInDeploymentController makes every Deployment of ns report all its
 // replicas available (a merge patch of its status), from 4 goroutines.
 func standInDeploymentController(ctx context.Context, c *client.Client, f *informer.Factory, ns string) error {
-	di := informer.Shared[*appsv1.Deployment](f, informer.SharedOptions{Namespace: ns})
+	di := mustAcquire(informer.Acquire[*appsv1.Deployment](f, informer.SharedOptions{Namespace: ns}))
 	todo := make(chan string, 1<<16)
 	enqueue := func(d *appsv1.Deployment) {
 		if d.Spec.Replicas != nil && d.Status.AvailableReplicas != *d.Spec.Replicas {
@@ -396,4 +396,13 @@ func standInDeploymentController(ctx context.Context, c *client.Client, f *infor
 		}()
 	}
 	return nil
+}
+
+// mustAcquire returns the informer of a factory that cannot refuse a
+// request (no OneInformerPerType), failing loudly if it ever did.
+func mustAcquire[T informer.Object](inf *informer.Informer[T], err error) *informer.Informer[T] {
+	if err != nil {
+		panic(err)
+	}
+	return inf
 }

@@ -75,6 +75,7 @@ type options struct {
 	profile                      bool
 	only                         string
 	out                          string
+	docs                         string
 	// The shapes and the scale curve (shapes.go).
 	shapeN, churnRate int
 	churnWindow       time.Duration
@@ -95,6 +96,7 @@ func main() {
 	flag.BoolVar(&o.profile, "profile", os.Getenv("PROFILE") != "" && os.Getenv("PROFILE") != "0", "save CPU and heap profiles of the kubego side (env PROFILE=1)")
 	flag.StringVar(&o.only, "only", os.Getenv("BENCH_ONLY"), "comma-separated benchmark names to run (env BENCH_ONLY); empty runs all")
 	flag.StringVar(&o.out, "out", "results", "directory for latest.json, latest.svg and profiles")
+	flag.StringVar(&o.docs, "docs", "..", "repository root whose README.md and docs/performance.md get the generated tables; empty writes none")
 	flag.IntVar(&o.shapeN, "shape-n", envInt("BENCH_SHAPE_N", 5000), "objects of each shape other than the unique Pods, which are -pods (env BENCH_SHAPE_N)")
 	flag.IntVar(&o.churnRate, "churn-rate", envInt("BENCH_CHURN_RATE", 200), "Events created per second during the churn row (env BENCH_CHURN_RATE)")
 	flag.DurationVar(&o.churnWindow, "churn-window", 10*time.Second, "how long each churn run counts the Events handled")
@@ -102,7 +104,7 @@ func main() {
 	render := flag.Bool("render", false, "only re-render latest.md and latest.svg from latest.json (after editing it by hand)")
 	flag.Parse()
 	if *render {
-		if err := rerender(o.out); err != nil {
+		if err := rerender(o.out, o.docs); err != nil {
 			fmt.Fprintln(os.Stderr, "runner:", err)
 			os.Exit(1)
 		}
@@ -286,6 +288,11 @@ func run(ctx context.Context, o options) error {
 	fmt.Print(rep.table())
 	if err := rep.write(o.out); err != nil {
 		return err
+	}
+	if o.docs != "" {
+		if err := rep.updateDocs(o.docs); err != nil {
+			return err
+		}
 	}
 	logf("wrote %s/latest.json and %s/latest.svg in %s total", o.out, o.out, time.Since(began).Round(time.Second))
 	return nil

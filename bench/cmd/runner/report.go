@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -57,7 +58,7 @@ type report struct {
 	order []string
 }
 
-// target is a performance target (README table) on a ratio (or, for the relist, on
+// target is a performance target on a ratio (or, for the relist, on
 // kubego's own value).
 type target struct {
 	text string
@@ -513,8 +514,28 @@ func (rep *report) write(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "latest.svg"), []byte(rep.svg()), 0o644)
 }
 
-// rerender rewrites latest.md and latest.svg of dir from its latest.json.
-func rerender(dir string) error {
+// registerRows registers the tables of the rows a report read from JSON
+// holds that the runner registers only when it runs them (the scale
+// counts).
+func (rep *report) registerRows() {
+	var counts []int
+	for _, r := range rep.Rows {
+		s, ok := strings.CutPrefix(r.Benchmark, "scale-")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err == nil && !slices.Contains(counts, n) && shown[r.Benchmark] == nil {
+			counts = append(counts, n)
+		}
+	}
+	slices.Sort(counts)
+	registerScale(counts)
+}
+
+// rerender rewrites latest.md and latest.svg of dir from its latest.json,
+// and the generated sections of the documents under docs (none when empty).
+func rerender(dir, docs string) error {
 	b, err := os.ReadFile(filepath.Join(dir, "latest.json"))
 	if err != nil {
 		return err
@@ -523,5 +544,12 @@ func rerender(dir string) error {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return err
 	}
-	return rep.write(dir)
+	rep.registerRows()
+	if err := rep.write(dir); err != nil {
+		return err
+	}
+	if docs == "" {
+		return nil
+	}
+	return rep.updateDocs(docs)
 }

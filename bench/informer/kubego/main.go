@@ -78,25 +78,25 @@ func (driver) Sync(ctx context.Context, path string, src informerbench.Source, h
 	opts := informer.SharedOptions{Namespace: src.Namespace}
 	switch {
 	case src.Kind == informerbench.Widgets:
-		return run(ctx, f, informer.SharedResource(f, fixture.WidgetGVR, opts), h)
+		return run(ctx, f, mustAcquire(informer.AcquireResource(f, fixture.WidgetGVR, opts)), h)
 	case src.Kind != informerbench.Pods:
 		switch src.Kind {
 		case informerbench.ConfigMaps:
-			return run(ctx, f, informer.Shared[*corev1.ConfigMap](f, opts), h)
+			return run(ctx, f, mustAcquire(informer.Acquire[*corev1.ConfigMap](f, opts)), h)
 		case informerbench.Secrets:
-			return run(ctx, f, informer.Shared[*corev1.Secret](f, opts), h)
+			return run(ctx, f, mustAcquire(informer.Acquire[*corev1.Secret](f, opts)), h)
 		case informerbench.EndpointSlices:
-			return run(ctx, f, informer.Shared[*discoveryv1.EndpointSlice](f, opts), h)
+			return run(ctx, f, mustAcquire(informer.Acquire[*discoveryv1.EndpointSlice](f, opts)), h)
 		case informerbench.Events:
-			return run(ctx, f, informer.Shared[*corev1.Event](f, opts), h)
+			return run(ctx, f, mustAcquire(informer.Acquire[*corev1.Event](f, opts)), h)
 		}
 		return nil, fmt.Errorf("unknown kind %q", src.Kind)
 	case src.Form == informerbench.Metadata:
-		return run(ctx, f, informer.SharedMetadata(f, podsGVR, opts), h)
+		return run(ctx, f, mustAcquire(informer.AcquireMetadata(f, podsGVR, opts)), h)
 	case src.Form == informerbench.Dynamic:
-		return run(ctx, f, informer.SharedResource(f, podsGVR, opts), h)
+		return run(ctx, f, mustAcquire(informer.AcquireResource(f, podsGVR, opts)), h)
 	default:
-		return run(ctx, f, informer.Shared[*corev1.Pod](f, opts), h)
+		return run(ctx, f, mustAcquire(informer.Acquire[*corev1.Pod](f, opts)), h)
 	}
 }
 
@@ -106,7 +106,7 @@ func (driver) WatchConfigMaps(ctx context.Context, path string, onUpdate func(rv
 		return nil, err
 	}
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: fixture.WatchNamespace})
+	inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: fixture.WatchNamespace}))
 	if _, err := inf.AddEventHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
 		UpdateFunc: func(_, cm *corev1.ConfigMap) { onUpdate(cm.ResourceVersion) },
 	}, informer.HandlerOptions{}); err != nil {
@@ -162,4 +162,13 @@ func (driver) ListPods(path string, protobuf bool) (func(context.Context, int64)
 		}
 		return len(l.Items), nil
 	}, nil
+}
+
+// mustAcquire returns the informer of a factory that cannot refuse a
+// request (no OneInformerPerType), failing loudly if it ever did.
+func mustAcquire[T informer.Object](inf *informer.Informer[T], err error) *informer.Informer[T] {
+	if err != nil {
+		panic(err)
+	}
+	return inf
 }

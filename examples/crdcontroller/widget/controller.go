@@ -18,24 +18,25 @@ import (
 
 // Reconciler writes each Widget's status from its spec.
 type Reconciler struct {
-	cache   informer.Lister[*Widget]
+	cache   *informer.Reader[*Widget]
 	widgets *client.Resource[*Widget]
 }
 
 // Setup adds the Widget controller to mgr, whose client must know the type
 // (Register in manager.Options.Client.Registry).
 func Setup(mgr *manager.Manager) (*controller.Controller, error) {
-	r := &Reconciler{
-		cache:   informer.Shared[*Widget](mgr.Factory(), informer.SharedOptions{}).Lister(),
-		widgets: client.Typed[*Widget](mgr.Client()),
+	cache, err := informer.NewReader[*Widget](mgr, informer.ReaderOptions{})
+	if err != nil {
+		return nil, err
 	}
+	r := &Reconciler{cache: cache, widgets: client.Typed[*Widget](mgr.Client())}
 	return mgr.NewController(controller.Options{
 		Name:       "widgets",
 		Reconciler: r,
 		// Owns sources would find Widget as their owner kind through the
 		// Manager's client, whose Registry knows the type.
 		Sources: []controller.Source{
-			controller.For[*Widget](controller.SourceOptions{Predicates: []controller.Predicate{controller.GenerationChanged}}),
+			controller.For[*Widget]{Predicates: []controller.Predicate{controller.GenerationChanged}},
 		},
 	})
 }
@@ -45,8 +46,14 @@ var Kind = schema.GroupKind{Group: Resource.Group, Kind: "Widget"}
 
 // Reconcile records the spec of the current generation in status.
 func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
-	w, ok := r.cache.GetKey(req.Key)
-	if !ok || w.Status.ObservedGeneration == w.Generation {
+	w, err := r.cache.Get(ctx, req.Key)
+	if apierrors.IsNotFound(err) {
+		return controller.Result{}, nil // deleted
+	}
+	if err != nil {
+		return controller.Result{}, err
+	}
+	if w.Status.ObservedGeneration == w.Generation {
 		return controller.Result{}, nil
 	}
 	if w.Spec.Size < 0 {

@@ -1,8 +1,8 @@
 // Package labeler is a controller that gives every Deployment the label
 // sync-by=<controller name> when it has none.
 //
-// It is the smallest complete controller: a For source with a predicate, a
-// cache read through a Lister, and a write through a patch. It needs only
+// It is a small complete controller: a For source with a predicate, a
+// cache read through a Reader, and a write through a patch. It needs only
 // labels, so it watches and caches Deployments' metadata alone
 // (controller.ForMetadata): the API server sends, and the labeler decodes
 // and keeps, a fraction of each object. It also watches only the
@@ -53,7 +53,7 @@ type Options struct {
 // Reconciler labels one Deployment.
 type Reconciler struct {
 	name        string
-	deployments informer.Lister[*metav1.PartialObjectMetadata]
+	deployments *informer.Reader[*metav1.PartialObjectMetadata]
 	client      *client.Resource[*appsv1.Deployment]
 	patch       []byte
 }
@@ -76,12 +76,18 @@ func Setup(mgr *manager.Manager, opts Options) (*controller.Controller, error) {
 	// writes) reach it. One the labeler labels leaves the selection (a
 	// DELETED event); one whose label is removed comes back (ADDED) and
 	// is labeled again.
-	io := informer.SharedOptions{Namespace: opts.Namespace, LabelSelector: "!" + Label}
 	deployments := appsv1.SchemeGroupVersion.WithResource("deployments")
+	err = mgr.Declare(informer.DeclareMetadata(deployments, informer.SharedOptions{Namespace: opts.Namespace, LabelSelector: "!" + Label}))
+	if err != nil {
+		return nil, err
+	}
+	cache, err := informer.NewMetadataReader(mgr, deployments, informer.ReaderOptions{})
+	if err != nil {
+		return nil, err
+	}
 	r := &Reconciler{
-		name: opts.Name,
-		// The same options as the For source: one shared informer.
-		deployments: informer.SharedMetadata(mgr.Factory(), deployments, io).Lister(),
+		name:        opts.Name,
+		deployments: cache,
 		client:      client.Typed[*appsv1.Deployment](mgr.Client()).DiscardResults(),
 		patch:       patch,
 	}
@@ -92,10 +98,7 @@ func Setup(mgr *manager.Manager, opts Options) (*controller.Controller, error) {
 		Sources: []controller.Source{
 			// Only creations and label changes can make a Deployment need
 			// the label, and only one that lacks it has work to do.
-			controller.ForMetadata(deployments, controller.SourceOptions{
-				Informer:   io,
-				Predicates: []controller.Predicate{controller.LabelsChanged, lacksLabel},
-			}),
+			controller.ForMetadata{Resource: deployments, Predicates: []controller.Predicate{controller.LabelsChanged, lacksLabel}},
 		},
 	})
 }
@@ -113,14 +116,17 @@ func lacksLabel(e controller.Event) bool {
 
 // Reconcile adds the label to the Deployment named by req if it lacks it.
 func (r *Reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
-	d, ok := r.deployments.GetKey(req.Key)
-	if !ok {
+	d, err := r.deployments.Get(ctx, req.Key)
+	if apierrors.IsNotFound(err) {
 		return controller.Result{}, nil // deleted, or labeled since it was queued
+	}
+	if err != nil {
+		return controller.Result{}, err
 	}
 	if _, has := d.Labels[Label]; has {
 		return controller.Result{}, nil
 	}
-	_, err := r.client.Namespace(req.Namespace).Patch(ctx, req.Name, types.MergePatchType, r.patch, metav1.PatchOptions{FieldManager: r.name})
+	_, err = r.client.Namespace(req.Namespace).Patch(ctx, req.Name, types.MergePatchType, r.patch, metav1.PatchOptions{FieldManager: r.name})
 	switch {
 	case apierrors.IsNotFound(err):
 		return controller.Result{}, nil // deleted since the cache saw it

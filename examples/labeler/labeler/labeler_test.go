@@ -107,8 +107,12 @@ func TestRelabelsARemovedLabelAndCachesOnlyUnlabeled(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()
 	deps := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace("apps")
-	cached := informer.SharedMetadata(mgr.Factory(), appsv1.SchemeGroupVersion.WithResource("deployments"),
-		informer.SharedOptions{Namespace: "apps", LabelSelector: "!" + labeler.Label}).Lister()
+	cachedInf, err := informer.AcquireMetadata(mgr.Factory(), appsv1.SchemeGroupVersion.WithResource("deployments"),
+		informer.SharedOptions{Namespace: "apps", LabelSelector: "!" + labeler.Label})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached := cachedInf.Lister()
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
 		for !cond() {

@@ -48,11 +48,11 @@ func Setup(mgr *manager.Manager) (*controller.Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	foos, err := manager.Reader[*Foo](mgr, informer.ReaderOptions{})
+	foos, err := informer.NewReader[*Foo](mgr, informer.ReaderOptions{})
 	if err != nil {
 		return nil, err
 	}
-	deployments, err := manager.Reader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
+	deployments, err := informer.NewReader[*appsv1.Deployment](mgr, informer.ReaderOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -71,10 +71,10 @@ func Setup(mgr *manager.Manager) (*controller.Controller, error) {
 		Sources: []controller.Source{
 			// Spec changes only: the controller's own status writes do
 			// not come back as work.
-			controller.For[*Foo](controller.SourceOptions{Predicates: []controller.Predicate{controller.GenerationChanged}}),
+			controller.For[*Foo]{Predicates: []controller.Predicate{controller.GenerationChanged}},
 			// Any change of a Deployment a Foo controls, its deletion
 			// included, enqueues that Foo.
-			controller.Owns[*appsv1.Deployment](controller.SourceOptions{}),
+			controller.Owns[*appsv1.Deployment]{},
 		},
 	})
 }

@@ -60,14 +60,17 @@ type Reconciler struct {
 }
 
 // Setup adds the controller to mgr. Since a selector cannot choose by
-// annotation, it watches and caches only the ConfigMaps labelled
-// Label=true, and reads the Every annotation of those.
+// annotation, it declares mgr's ConfigMap informer as the one of the
+// ConfigMaps labelled Label=true (so it watches and caches only those),
+// and reads the Every annotation of those.
 func Setup(mgr *manager.Manager, opts Options) (*controller.Controller, error) {
 	if opts.Name == "" {
 		opts.Name = "scheduled"
 	}
-	shared := informer.SharedOptions{LabelSelector: Label + "=true"}
-	cms, err := manager.Reader[*corev1.ConfigMap](mgr, informer.ReaderOptions{Informer: shared})
+	if err := mgr.Declare(informer.Declare[*corev1.ConfigMap](informer.SharedOptions{LabelSelector: Label + "=true"})); err != nil {
+		return nil, err
+	}
+	cms, err := informer.NewReader[*corev1.ConfigMap](mgr, informer.ReaderOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +84,7 @@ func Setup(mgr *manager.Manager, opts Options) (*controller.Controller, error) {
 		Reconciler: r,
 		Clock:      opts.Clock,
 		Sources: []controller.Source{
-			controller.For[*corev1.ConfigMap](controller.SourceOptions{Informer: shared}),
+			controller.For[*corev1.ConfigMap]{},
 		},
 	})
 }
