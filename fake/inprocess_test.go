@@ -69,22 +69,37 @@ func TestInProcessServesRequestsAndStreamsWatchesInABubble(t *testing.T) {
 	})
 }
 
-func TestInProcessStoppingAWatchEndsItsHandler(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		srv := fake.NewServer(fake.Options{})
-		defer srv.Close()
-		pods := inProcessPods(t, srv)
-		w, err := pods.Watch(t.Context(), metav1.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Stop() // closes the body: the server's watch must end
-		for range w.ResultChan() {
-		}
-		// Every goroutine of the request is gone before the bubble ends
-		// (synctest.Test fails otherwise), though the server stays open.
-		synctest.Wait()
-	})
+// A watch's server side ends when its client hangs up, by closing the
+// body or by cancelling the request's context, though the server stays
+// open: every goroutine of the request is gone before the bubble ends
+// (synctest.Test fails otherwise).
+func TestInProcessHangingUpAWatchEndsItsHandler(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		hangUp func(w *rest.WatchStream, cancel context.CancelFunc)
+	}{
+		{"stop closes the body", func(w *rest.WatchStream, _ context.CancelFunc) { w.Stop() }},
+		{"the request's context is cancelled", func(_ *rest.WatchStream, cancel context.CancelFunc) { cancel() }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// Never closed: a handler still running would be reported.
+				srv := fake.NewServer(fake.Options{})
+				pods := inProcessPods(t, srv)
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				w, err := pods.Watch(ctx, metav1.ListOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer w.Stop()
+				tt.hangUp(w, cancel)
+				for range w.ResultChan() {
+				}
+				synctest.Wait()
+			})
+		})
+	}
 }
 
 func TestInProcessCancellingARequestReturnsAtOnce(t *testing.T) {
