@@ -13,7 +13,9 @@ type Starter interface {
 	Start(ctx context.Context) error
 }
 
-// Running is a Starter that Start runs for a test.
+// Running is the handle of a Starter that Start runs for a test: Stop
+// it early, wait for it (Done) or read its error (Err). Safe for
+// concurrent use.
 type Running struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
