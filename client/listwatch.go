@@ -23,7 +23,7 @@ func (r *Resource[T]) ListerWatcher() informer.ListerWatcher[T] {
 	return listerWatcher[T]{k: r.k}
 }
 
-type listerWatcher[T Object] struct{ k core }
+type listerWatcher[T informer.Object] struct{ k core }
 
 func (l listerWatcher[T]) List(ctx context.Context, opts metav1.ListOptions) (informer.ListResult[T], error) {
 	items, lm, err := listAs[T](ctx, l.k, opts)
