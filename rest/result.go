@@ -52,7 +52,7 @@ func (r *Request) Do(ctx context.Context) Result {
 		res.err = r.errorFromResponse(resp)
 		return res
 	}
-	res.body, res.err = r.c.readBody(resp)
+	res.body, res.err = r.c.readBody(ctx, resp)
 	return res
 }
 

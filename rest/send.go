@@ -223,12 +223,19 @@ func (r *Request) errorFromResponse(resp *http.Response) error {
 }
 
 // readBody reads the whole (decompressed) body, at most the client's
-// MaxResponseBytes and ResponseBodyProgressTimeout, and closes it.
-func (c *Client) readBody(resp *http.Response) ([]byte, error) {
+// MaxResponseBytes and ResponseBodyProgressTimeout, and closes it. ctx is
+// the request's: once it has ended the body is an error whatever the read
+// returned, since a transport may end a read cut short by the context as
+// if the body were complete (and an empty gzip stream reads as an empty
+// body).
+func (c *Client) readBody(ctx context.Context, resp *http.Response) ([]byte, error) {
 	c.boundProgress(resp)
 	rc := c.responseBody(resp)
 	defer rc.Close()
 	b, err := readAllLimited(rc, c.maxBody)
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
 	if err != nil {
 		var le *LimitError
 		var de *DecodeError
