@@ -59,9 +59,12 @@ func TestHostileContextEndsDuringBody(t *testing.T) {
 			// finish ends the body cleanly: the server closes it as the
 			// context ends, so the transport may see the body's end
 			// before it sees the cancellation.
-			finish := make(chan struct{}, 1)
+			// It is made for each run, so that a run never sees the one
+			// before's.
+			var finish atomic.Pointer[chan struct{}]
 			done := make(chan struct{})
 			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				finished := *finish.Load()
 				w.Header().Set("Content-Type", "application/json")
 				if tt.gzip {
 					w.Header().Set("Content-Encoding", "gzip")
@@ -72,7 +75,7 @@ func TestHostileContextEndsDuringBody(t *testing.T) {
 				sent <- struct{}{}
 				select {
 				case <-r.Context().Done():
-				case <-finish:
+				case <-finished:
 				case <-done:
 				}
 			}))
@@ -86,7 +89,7 @@ func TestHostileContextEndsDuringBody(t *testing.T) {
 						return resp, err
 					}
 					<-sent
-					cancel := *cancelNow.Load()
+					cancel, finished := *cancelNow.Load(), *finish.Load()
 					if !tt.during {
 						cancel()
 						return resp, err
@@ -94,7 +97,7 @@ func TestHostileContextEndsDuringBody(t *testing.T) {
 					resp.Body = &onRead{ReadCloser: resp.Body, first: func() {
 						go func() {
 							cancel()
-							finish <- struct{}{}
+							close(finished)
 						}()
 					}}
 					return resp, err
@@ -119,10 +122,12 @@ func TestHostileContextEndsDuringBody(t *testing.T) {
 			for i := range runs {
 				ctx, cancel := context.WithCancel(t.Context())
 				cancelNow.Store(&cancel)
+				finished := make(chan struct{})
+				finish.Store(&finished)
 				body, err := c.Get().AbsPath("/api/v1/configmaps").DoRaw(ctx)
 				cancel()
 				select {
-				case <-finish:
+				case <-finished:
 				default:
 				}
 				if err == nil {
