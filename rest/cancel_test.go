@@ -45,4 +45,3 @@ func TestBodyReadAfterContextEndedIsAnError(t *testing.T) {
 		})
 	}
 }
-

@@ -159,9 +159,11 @@ type Config struct {
 	// body fails the call with a *LimitError naming MaxResponseBytes. Zero
 	// means 512 MiB: a LIST page of 500 objects (the informers' page size)
 	// is a few MiB in practice, and reaches hundreds of MiB only if most of
-	// its objects near etcd's 1.5 MiB limit on one object; raise it for
-	// larger pages of large objects. Stream and Watch are not bounded by
-	// it (watch events are bounded one by one by MaxFrameBytes).
+	// its objects near etcd's 1.5 MiB limit on one object; an unpaginated
+	// LIST of 100,000 ordinary Pods fits too. Raise it for larger pages of
+	// large objects. A body that breaks the limit costs about the limit in
+	// memory before it is refused. Stream and Watch are not bounded by it
+	// (watch events are bounded one by one by MaxFrameBytes).
 	MaxResponseBytes int64
 
 	// MaxGzipRatio bounds how many times a gzip-compressed response body

@@ -110,7 +110,16 @@
 //     and a gzip body by Config.MaxGzipRatio (the client asks for gzip
 //     itself and decompresses as it reads); a watch event by
 //     Config.MaxFrameBytes, its memory growing only as its bytes arrive.
-//     Each is a [*LimitError] naming the Config field;
+//     Each is a [*LimitError] naming the Config field. A body read whole
+//     is held in chunks that are never reallocated (or in one buffer sized
+//     by its Content-Length), so a body that never ends costs about
+//     MaxResponseBytes before it is refused, not a multiple of it. The
+//     default, 512 MiB, is several times the largest LIST page a cluster
+//     gives in practice: 100,000 Pods in one page, unpaginated, are a few
+//     hundred MiB in JSON and less in protobuf (the informers list in
+//     pages of 500);
+//   - a body whose request's context ends while it is read is an error
+//     wrapping the context's, never a success with what came;
 //   - every request, watches included, waits at most
 //     Config.ResponseHeaderTimeout for response headers (two minutes
 //     unless set), so a request without a deadline cannot wait forever for
@@ -131,7 +140,9 @@
 //
 // A 429 is retried whenever the request can be sent again (it was not
 // processed), and a 5xx with Retry-After for GET, HEAD and watch requests,
-// waiting as Retry-After asks (capped by Config.MaxRetryAfter) up to
+// waiting as Retry-After asks (capped by Config.MaxRetryAfter; a date
+// waits at least a second, so a stale one is no invitation to retry back
+// to back) up to
 // Config.MaxRetries times and at most Config.MaxRetryWait in all (one
 // minute unless set); the wait ends early with the context. There is no
 // client-side throttling unless Config.RateLimiter is set.

@@ -232,7 +232,11 @@ func (c *Client) readBody(ctx context.Context, resp *http.Response) ([]byte, err
 	c.boundProgress(resp)
 	rc := c.responseBody(resp)
 	defer rc.Close()
-	b, err := readAllLimited(rc, c.maxBody)
+	size := resp.ContentLength // of what is read: unknown when gunzipped here
+	if stillGzipped(resp) {
+		size = -1
+	}
+	b, err := readAllLimited(rc, c.maxBody, size)
 	if err == nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
