@@ -127,6 +127,9 @@
 //     fails once a window of Config.ResponseBodyProgressTimeout (one
 //     minute unless set) brings less than 64 KiB and not its end, so one
 //     that stalls or trickles after its headers cannot either;
+//   - a Client, a Request, a Result and a WatchStream print none of the
+//     credentials they hold (with fmt, log/slog or encoding/json), nor does
+//     a Config (its String, Format, LogValue and MarshalJSON redact);
 //   - credentials the client holds or sent (its bearer token or password,
 //     and the Authorization header of each attempt, which covers token
 //     files and exec plugins) are replaced by "<redacted>" in error
