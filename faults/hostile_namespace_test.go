@@ -14,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/fleet"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/rest"
 )
 
 // Hostile 4b: a server that answers a LIST and a WATCH of namespace a with
@@ -46,38 +48,63 @@ func TestHostileForeignNamespace(t *testing.T) {
 	reflector := informer.ReflectorOptions{DisableStreaming: true, Backoff: backoffQuick}
 	for _, tt := range []struct {
 		name  string
-		build func(t *testing.T, c *client.Client) built
+		build func(t *testing.T, c *client.Client, cfg *rest.Config) built
 	}{
-		{"informer.New typed", func(t *testing.T, c *client.Client) built {
+		{"informer.New typed", func(t *testing.T, c *client.Client, cfg *rest.Config) built {
 			inf := informer.New(client.Typed[*corev1.ConfigMap](c).Namespace("a").ListerWatcher(), informer.Options[*corev1.ConfigMap]{Reflector: reflector})
 			return fromInformer(inf, func() []string { return storeKeys(inf) })
 		}},
-		{"informer.New unstructured", func(t *testing.T, c *client.Client) built {
+		{"informer.New unstructured", func(t *testing.T, c *client.Client, cfg *rest.Config) built {
 			lw := client.TypedMapping[*unstructured.Unstructured](c, mapping).Namespace("a").ListerWatcher()
 			inf := informer.New(lw, informer.Options[*unstructured.Unstructured]{Reflector: reflector})
 			return fromInformer(inf, func() []string { return storeKeys(inf) })
 		}},
-		{"informer.New metadata", func(t *testing.T, c *client.Client) built {
+		{"informer.New metadata", func(t *testing.T, c *client.Client, cfg *rest.Config) built {
 			lw := client.TypedMapping[*metav1.PartialObjectMetadata](c, mapping).Namespace("a").ListerWatcher()
 			inf := informer.New(lw, informer.Options[*metav1.PartialObjectMetadata]{Reflector: reflector})
 			return fromInformer(inf, func() []string { return storeKeys(inf) })
 		}},
-		{"informer.New over an erased ListerWatcher", func(t *testing.T, c *client.Client) built {
+		{"informer.New over an erased ListerWatcher", func(t *testing.T, c *client.Client, cfg *rest.Config) built {
 			lw := informer.Erase(client.Typed[*corev1.ConfigMap](c).Namespace("a").ListerWatcher())
 			inf := informer.New(lw, informer.Options[informer.Object]{Reflector: reflector})
 			return fromInformer(inf, func() []string { return storeKeys(inf) })
 		}},
-		{"Factory typed", func(t *testing.T, c *client.Client) built {
+		{"Factory typed", func(t *testing.T, c *client.Client, cfg *rest.Config) built {
 			f := quickFactory(t, c, false)
 			inf := informer.Shared[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: "a"})
 			return fromFactory(f, fromInformer(inf, func() []string { return storeKeys(inf) }))
 		}},
-		{"Factory unstructured", func(t *testing.T, c *client.Client) built {
+		{"Factory unstructured", func(t *testing.T, c *client.Client, cfg *rest.Config) built {
 			f := quickFactory(t, c, false)
 			inf := informer.SharedResource(f, configmaps, informer.SharedOptions{Namespace: "a"})
 			return fromFactory(f, fromInformer(inf, func() []string { return storeKeys(inf) }))
 		}},
-		{"Factory over a Backend of namespaced ListerWatchers", func(t *testing.T, c *client.Client) built {
+		{"Reader", func(t *testing.T, c *client.Client, cfg *rest.Config) built {
+			f := quickFactory(t, c, false)
+			opts := informer.SharedOptions{Namespace: "a"}
+			if _, err := informer.NewReader[*corev1.ConfigMap](f, informer.ReaderOptions{Informer: opts}); err != nil {
+				t.Fatal(err)
+			}
+			inf := informer.Shared[*corev1.ConfigMap](f, opts) // the Reader's
+			return fromFactory(f, fromInformer(inf, func() []string { return storeKeys(inf) }))
+		}},
+		{"fleet Cluster", func(t *testing.T, c *client.Client, cfg *rest.Config) built {
+			cl, err := fleet.New("c", cfg, fleet.Options{
+				Informers: informer.FactoryOptions{Reflector: reflector}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := informer.SharedOptions{Namespace: "a"}
+			if _, err := fleet.Reader[*corev1.ConfigMap](cl, informer.ReaderOptions{Informer: opts}); err != nil {
+				t.Fatal(err)
+			}
+			inf := informer.Shared[*corev1.ConfigMap](cl.Factory(), opts)
+			b := fromInformer(inf, func() []string { return storeKeys(inf) })
+			b.run = func(ctx context.Context) { _ = cl.Start(ctx); <-ctx.Done(); _ = cl.Stop() }
+			b.sync = cl.WaitForSync
+			return b
+		}},
+		{"Factory over a Backend of namespaced ListerWatchers", func(t *testing.T, c *client.Client, cfg *rest.Config) built {
 			// A Backend that ignores the target's namespace and hands out
 			// the client's ListerWatcher for namespace a.
 			backend := informer.BackendFunc(func(ctx context.Context, _ informer.Target) (informer.ListerWatcher[informer.Object], error) {
@@ -103,7 +130,8 @@ func TestHostileForeignNamespace(t *testing.T) {
 				}
 				hs.hang(r)
 			})
-			b := tt.build(t, hostileClient(t, hs.config(nil)))
+			cfg := hs.config(nil)
+			b := tt.build(t, hostileClient(t, cfg), cfg)
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
 			done := make(chan struct{})
