@@ -76,9 +76,10 @@ type Config struct {
 	// uses protobuf for built-in kinds that support it and JSON otherwise.
 	ContentType ContentType
 
-	// RateLimiter, when set, is waited on before every request. Nil (the
-	// default) means no client-side throttling: servers use priority and
-	// fairness and answer 429 with Retry-After, which the client honours.
+	// RateLimiter, when set, is waited on before every request (a
+	// TokenBucket, for one). Nil (the default) means no client-side
+	// throttling: servers use priority and fairness and answer 429 with
+	// Retry-After, which the client honours.
 	RateLimiter RateLimiter
 
 	// MaxRetries bounds how often a request that is safe to repeat is retried

@@ -147,8 +147,21 @@
 // waits at least a second, so a stale one is no invitation to retry back
 // to back) up to
 // Config.MaxRetries times and at most Config.MaxRetryWait in all (one
-// minute unless set); the wait ends early with the context. There is no
-// client-side throttling unless Config.RateLimiter is set.
+// minute unless set); the wait ends early with the context.
+//
+// There is no client-side throttling unless Config.RateLimiter is set, by
+// design: kube-apiserver's API Priority and Fairness classifies each
+// request by FlowSchema into a priority level, shares the server's
+// capacity between levels and, within a level, between flows (users,
+// namespaces) fairly, and answers 429 with Retry-After when a level's
+// queues are full — the retries above honour it. A fixed client-side rate
+// would only second-guess the server. A client that must stay under a rate
+// whatever the server accepts (a batch job sharing a priority level with
+// controllers) sets a [TokenBucket]. [Result.FlowControl] tells which
+// FlowSchema and priority level the server put a request in (UIDs, from
+// the X-Kubernetes-PF-* headers; [FlowControlOf] reads them from any
+// response), and each retry after a 429 is logged at debug level with
+// them.
 //
 // # Watches
 //

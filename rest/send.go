@@ -82,6 +82,9 @@ func (r *Request) send(ctx context.Context, watch bool) (*http.Response, error) 
 		}
 		if attempt < r.c.maxRetries {
 			if delay, ok := r.c.retryDelay(resp, idempotent, replayable, r.c.clock.Now()); ok && waited+delay <= r.c.retryWait {
+				fc := FlowControlOf(resp.Header)
+				r.c.logger.Debug("retrying as the server asks", "method", r.verb, "url", shown.String(), "status", resp.StatusCode,
+					"wait", delay, "flowSchemaUID", fc.FlowSchemaUID, "priorityLevelUID", fc.PriorityLevelUID)
 				r.c.boundProgress(resp)
 				drain(resp.Body)
 				if err := clock.Sleep(ctx, r.c.clock, delay); err != nil {
