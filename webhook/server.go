@@ -60,8 +60,9 @@ type Options struct {
 	// kube-apiserver send concurrent reviews over one connection, and the
 	// standard library's HTTP/2 server bounds the "rapid reset" attack
 	// (CVE-2023-44487: a client that opens and cancels streams without
-	// end) by running at most MaxConcurrentStreams handlers per connection
-	// and closing connections that reset too often. Set it where policy
+	// end) by running at most MaxConcurrentStreams handlers per
+	// connection, queueing the streams beyond and closing a connection
+	// whose queue grows too long. Set it where policy
 	// asks for HTTP/1.1 only, or to serve as controller-runtime does by
 	// default.
 	DisableHTTP2 bool
