@@ -127,7 +127,7 @@ func gzipErr(err error) error {
 // Chunk sizes of readAllLimited: the first chunk of a body of unknown
 // length, and the size the chunks stop doubling at.
 const (
-	firstChunk = 32 << 10
+	firstChunk = 4 << 10
 	maxChunk   = 8 << 20
 )
 
