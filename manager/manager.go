@@ -94,6 +94,10 @@ func New(opts Options) (*Manager, error) {
 		opts.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
 	}
 	m := &Manager{opts: opts, log: opts.Logger, elected: make(chan struct{}), serving: make(chan struct{})}
+	// The Config is built into the host cluster below and not kept: its
+	// credentials would print through fmt (an unexported field is printed
+	// without calling its methods).
+	m.opts.Config = nil
 	m.log = defaultlog.Or(m.log)
 	m.registry = opts.Registry
 	if m.registry == nil {

@@ -56,6 +56,17 @@ type Options struct {
 	// TLSMinVersion is the lowest TLS version accepted; zero means TLS 1.2.
 	TLSMinVersion uint16
 
+	// DisableHTTP2 serves HTTP/1.1 only. HTTP/2 is on by default: it lets
+	// kube-apiserver send concurrent reviews over one connection, and the
+	// standard library's HTTP/2 server bounds the "rapid reset" attack
+	// (CVE-2023-44487: a client that opens and cancels streams without
+	// end) by running at most MaxConcurrentStreams handlers per
+	// connection, queueing the streams beyond and closing a connection
+	// whose queue grows too long. Set it where policy
+	// asks for HTTP/1.1 only, or to serve as controller-runtime does by
+	// default.
+	DisableHTTP2 bool
+
 	// Logger receives serving failures and certificate reloads; nil sends
 	// warnings and errors to slog.Default() (internal/defaultlog).
 	Logger *slog.Logger
@@ -152,6 +163,12 @@ func (s *Server) Start(ctx context.Context) error {
 		GetCertificate: s.certs.GetCertificate,
 		NextProtos:     []string{"h2", "http/1.1"},
 	}
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(!s.opts.DisableHTTP2)
+	if s.opts.DisableHTTP2 {
+		tlsCfg.NextProtos = []string{"http/1.1"}
+	}
 	srv := &http.Server{
 		Handler:           s.wrap(s.mux),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -162,6 +179,7 @@ func (s *Server) Start(ctx context.Context) error {
 		IdleTimeout: 90 * time.Second,
 		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		Protocols:   protocols,
 	}
 	tl := tls.NewListener(ln, tlsCfg)
 

@@ -7,9 +7,11 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"net"
 	"time"
@@ -56,11 +58,30 @@ type ServingOptions struct {
 	Validity time.Duration
 }
 
-// KeyPair is a certificate and its private key, both PEM.
+// KeyPair is a certificate and its private key, both PEM. Printed with
+// fmt, log/slog or encoding/json it shows the certificate's size and not
+// the key; Write stores both.
 type KeyPair struct {
 	CertPEM []byte
 	KeyPEM  []byte
 }
+
+// String describes p without its key.
+func (p KeyPair) String() string {
+	return fmt.Sprintf("certs.KeyPair{CertPEM: %d bytes, KeyPEM: [redacted]}", len(p.CertPEM))
+}
+
+// GoString is like String.
+func (p KeyPair) GoString() string { return p.String() }
+
+// Format makes every fmt verb print String.
+func (p KeyPair) Format(f fmt.State, verb rune) { _, _ = f.Write([]byte(p.String())) }
+
+// LogValue makes log/slog print String.
+func (p KeyPair) LogValue() slog.Value { return slog.StringValue(p.String()) }
+
+// MarshalJSON encodes String as a JSON string.
+func (p KeyPair) MarshalJSON() ([]byte, error) { return json.Marshal(p.String()) }
 
 // NewCA makes a self-signed CA with a fresh key.
 func NewCA(opts CAOptions) (*CA, error) {
