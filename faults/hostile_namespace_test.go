@@ -103,7 +103,9 @@ func TestHostileForeignNamespace(t *testing.T) {
 			}
 			inf := acquired[*corev1.ConfigMap](t)(informer.Acquire[*corev1.ConfigMap](cl.Factory(), informer.SharedOptions{}))
 			b := fromInformer(inf, func() []string { return storeKeys(inf) })
-			b.run = func(ctx context.Context) { _ = cl.Start(ctx); <-ctx.Done(); _ = cl.Stop() }
+			// Stopped at cleanup: Stop frees the caches the test reads.
+			b.run = func(ctx context.Context) { _ = cl.Start(ctx); <-ctx.Done() }
+			t.Cleanup(func() { _ = cl.Stop() })
 			b.sync = cl.WaitForSync
 			return b
 		}},

@@ -82,4 +82,3 @@ func deployment(name string, replicas int32) *appsv1.Deployment {
 		},
 	}
 }
-
