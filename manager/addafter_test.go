@@ -124,8 +124,8 @@ func leaderOnlyRunnableAddedWhileLeadingJoinsTheTerm(t *testing.T) {
 	}
 	<-termEnded
 	<-run.Done()
-	if err := run.Err(); !errors.Is(err, manager.ErrLeadershipLost) {
-		t.Fatalf("Start = %v, want ErrLeadershipLost", err)
+	if err := run.Err(); !errors.Is(err, leaderelection.ErrLeaseLost) {
+		t.Fatalf("Start = %v, want leaderelection.ErrLeaseLost", err)
 	}
 	noLeaks(t)
 }

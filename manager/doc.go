@@ -19,7 +19,7 @@
 //
 // Start returns when its context is done (SignalContext gives one
 // cancelled by SIGINT or SIGTERM), when a runnable fails, or with an error
-// wrapping ErrLeadershipLost. When leadership is lost, the leader-only
+// wrapping leaderelection.ErrLeaseLost. When leadership is lost, the leader-only
 // controllers are aborted (controller.Controller.StartAbortable): their
 // reconciles in flight are cancelled at once, without the drain a normal
 // shutdown gives them.

@@ -22,7 +22,7 @@ import (
 
 // A leader whose lease is taken away stops acting at once: the reconcile
 // in flight sees its context cancelled (no drain), and Start returns
-// ErrLeadershipLost. Production durations, in fake time.
+// leaderelection.ErrLeaseLost. Production durations, in fake time.
 func TestLosingLeadershipCancelsReconcilesAndStopsTheManager(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := fake.NewServer(fake.Options{}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "le"}}, deployment("apps", "web"))
@@ -80,8 +80,8 @@ func TestLosingLeadershipCancelsReconcilesAndStopsTheManager(t *testing.T) {
 		}
 		<-run.Done()
 		err = run.Err()
-		if !errors.Is(err, manager.ErrLeadershipLost) {
-			t.Fatalf("Start = %v, want ErrLeadershipLost", err)
+		if !errors.Is(err, leaderelection.ErrLeaseLost) {
+			t.Fatalf("Start = %v, want leaderelection.ErrLeaseLost", err)
 		}
 		var lost *leaderelection.LostError
 		if !errors.As(err, &lost) {
