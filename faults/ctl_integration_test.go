@@ -30,7 +30,7 @@ import (
 	"github.com/kubego/kubego/testenv"
 	"github.com/kubego/kubego/webhook"
 	"github.com/kubego/kubego/webhook/admission"
-	"github.com/kubego/kubego/webhook/certs"
+	"github.com/kubego/kubego/certs"
 )
 
 // isWrite matches the requests that change objects.

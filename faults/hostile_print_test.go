@@ -38,7 +38,7 @@ import (
 	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/webhook"
-	"github.com/kubego/kubego/webhook/certs"
+	"github.com/kubego/kubego/certs"
 )
 
 // Hostile 9: no credential can be printed. Every exported type of rest,

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kubego/kubego/authfilter"
 	"github.com/kubego/kubego/internal/servingcert"
-	"github.com/kubego/kubego/webhook/certs"
+	"github.com/kubego/kubego/certs"
 )
 
 // SecureMetrics makes the metrics server (Options.MetricsAddr) serve HTTPS

@@ -21,7 +21,8 @@ var layers = map[string]int{
 	"scheme":         1,
 	"workqueue":      1,
 	"apischema":      1, // structural schemas from Go types; reads the captured OpenAPI models
-	"webhook":        1, // webhook server, admission, conversion, certs; imports no client
+	"webhook":        1, // webhook server, admission, conversion; imports no client
+	"certs":          1, // CAs, serving and client certificates
 	"rest":           2,
 	"informer":       2, // defines its ListerWatcher; never imports rest
 	"auth":           3,

@@ -127,43 +127,18 @@ func (ca *CA) Issue(opts ServingOptions) (KeyPair, error) {
 	if len(opts.DNSNames) == 0 && len(opts.IPs) == 0 {
 		return KeyPair{}, ErrNoNames
 	}
-	if opts.Validity <= 0 {
-		opts.Validity = 30 * 24 * time.Hour
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return KeyPair{}, fmt.Errorf("certs: serving key: %w", err)
-	}
-	serial, err := newSerial()
-	if err != nil {
-		return KeyPair{}, err
-	}
 	cn := ""
 	if len(opts.DNSNames) > 0 {
 		cn = opts.DNSNames[0]
 	} else {
 		cn = opts.IPs[0].String()
 	}
-	now := ca.clock.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: cn},
-		DNSNames:     append([]string(nil), opts.DNSNames...),
-		IPAddresses:  append([]net.IP(nil), opts.IPs...),
-		NotBefore:    now.Add(-5 * time.Minute),
-		NotAfter:     now.Add(opts.Validity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.key)
-	if err != nil {
-		return KeyPair{}, fmt.Errorf("certs: signing serving certificate: %w", err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return KeyPair{}, fmt.Errorf("certs: encoding key: %w", err)
-	}
-	return KeyPair{CertPEM: pemBlock("CERTIFICATE", der), KeyPEM: pemBlock("PRIVATE KEY", keyDER)}, nil
+	return ca.sign(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: cn},
+		DNSNames:    append([]string(nil), opts.DNSNames...),
+		IPAddresses: append([]net.IP(nil), opts.IPs...),
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}, opts.Validity)
 }
 
 func newSerial() (*big.Int, error) {
