@@ -60,7 +60,7 @@ func getRaw(ctx context.Context, t *testing.T, c *rest.Client, accept, path stri
 
 func bigClient(t *testing.T, cfg *rest.Config) *rest.Client {
 	t.Helper()
-	cfg.MaxResponseBytes = 256 << 20
+	cfg.Limits.MaxResponseBytes = 256 << 20
 	c, err := rest.NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -11,9 +11,9 @@ import (
 // The hostile tests reach the client's limits and typed errors only
 // through these helpers.
 
-func withHeaderTimeout(cfg *rest.Config, d time.Duration) { cfg.ResponseHeaderTimeout = d }
+func withHeaderTimeout(cfg *rest.Config, d time.Duration) { cfg.Limits.ResponseHeaderTimeout = d }
 
-func withBodyLimit(cfg *rest.Config, n int64) { cfg.MaxResponseBytes = n }
+func withBodyLimit(cfg *rest.Config, n int64) { cfg.Limits.MaxResponseBytes = n }
 
 // isLimit reports whether err is a *rest.LimitError naming limit.
 func isLimit(err error, limit string) bool {
@@ -27,4 +27,4 @@ func refused[T informer.Object](inf *informer.Informer[T]) int {
 	return n
 }
 
-func withBodyProgressTimeout(cfg *rest.Config, d time.Duration) { cfg.ResponseBodyProgressTimeout = d }
+func withBodyProgressTimeout(cfg *rest.Config, d time.Duration) { cfg.Limits.ResponseBodyProgressTimeout = d }

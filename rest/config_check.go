@@ -136,13 +136,13 @@ func (c *Config) validate() (*url.URL, error) {
 		return nil, configErr("HealthPingInterval", "negative")
 	case c.PingTimeout < 0:
 		return nil, configErr("PingTimeout", "negative")
-	case c.MaxFrameBytes < 0:
+	case c.Limits.MaxFrameBytes < 0:
 		return nil, configErr("MaxFrameBytes", "negative")
-	case c.MaxRetryAfter < 0:
+	case c.Limits.MaxRetryAfter < 0:
 		return nil, configErr("MaxRetryAfter", "negative")
-	case c.MaxRetryWait < 0:
+	case c.Limits.MaxRetryWait < 0:
 		return nil, configErr("MaxRetryWait", "negative")
-	case c.MaxResponseBytes < 0:
+	case c.Limits.MaxResponseBytes < 0:
 		return nil, configErr("MaxResponseBytes", "negative")
 	}
 	if c.ContentType < ContentTypeAuto || c.ContentType > ContentTypeProtobuf {

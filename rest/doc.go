@@ -106,10 +106,10 @@
 // The client never trusts the server with its memory, its time or its
 // secrets:
 //
-//   - a body read whole (Do, DoRaw) is bounded by Config.MaxResponseBytes
-//     and a gzip body by Config.MaxGzipRatio (the client asks for gzip
+//   - a body read whole (Do, DoRaw) is bounded by Config.Limits.MaxResponseBytes
+//     and a gzip body by Config.Limits.MaxGzipRatio (the client asks for gzip
 //     itself and decompresses as it reads); a watch event by
-//     Config.MaxFrameBytes, its memory growing only as its bytes arrive.
+//     Config.Limits.MaxFrameBytes, its memory growing only as its bytes arrive.
 //     Each is a [*LimitError] naming the Config field. A body read whole
 //     is held in chunks that are never reallocated (or in one buffer sized
 //     by its Content-Length), so a body that never ends costs about
@@ -121,10 +121,10 @@
 //   - a body whose request's context ends while it is read is an error
 //     wrapping the context's, never a success with what came;
 //   - every request, watches included, waits at most
-//     Config.ResponseHeaderTimeout for response headers (two minutes
+//     Config.Limits.ResponseHeaderTimeout for response headers (two minutes
 //     unless set), so a request without a deadline cannot wait forever for
 //     a server that never answers; a body read whole (and an error body)
-//     fails once a window of Config.ResponseBodyProgressTimeout (one
+//     fails once a window of Config.Limits.ResponseBodyProgressTimeout (one
 //     minute unless set) brings less than 64 KiB and not its end, so one
 //     that stalls or trickles after its headers cannot either;
 //   - a Client, a Request, a Result and a WatchStream print none of the
@@ -143,10 +143,10 @@
 //
 // A 429 is retried whenever the request can be sent again (it was not
 // processed), and a 5xx with Retry-After for GET, HEAD and watch requests,
-// waiting as Retry-After asks (capped by Config.MaxRetryAfter; a date
+// waiting as Retry-After asks (capped by Config.Limits.MaxRetryAfter; a date
 // waits at least a second, so a stale one is no invitation to retry back
 // to back) up to
-// Config.MaxRetries times and at most Config.MaxRetryWait in all (one
+// Config.MaxRetries times and at most Config.Limits.MaxRetryWait in all (one
 // minute unless set); the wait ends early with the context.
 //
 // There is no client-side throttling unless Config.RateLimiter is set, by
@@ -170,7 +170,7 @@
 // the stream ends and [WatchStream.Err] tells why: nil after Stop or a clean
 // end, the context's error, an *errors.StatusError after an ERROR event (which
 // is also delivered as a watch.Error event), or a [*DecodeError] for a
-// malformed, oversized (Config.MaxFrameBytes) or unknown event. An event is
+// malformed, oversized (Config.Limits.MaxFrameBytes) or unknown event. An event is
 // delivered whole or not at all. Stop is idempotent and releases the
 // connection.
 package rest

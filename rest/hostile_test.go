@@ -47,7 +47,7 @@ func TestRequestsDoNotWaitForeverForHeaders(t *testing.T) {
 		want time.Duration
 	}{
 		{"default Config", nil, defaultResponseHeaderTimeout},
-		{"configured timeout", func(c *Config) { c.ResponseHeaderTimeout = 5 * time.Second }, 5 * time.Second},
+		{"configured timeout", func(c *Config) { c.Limits.ResponseHeaderTimeout = 5 * time.Second }, 5 * time.Second},
 	}
 	for _, tt := range tests {
 		for _, kind := range []string{"Do", "Watch", "Stream"} {
@@ -84,7 +84,7 @@ func TestRequestsDoNotWaitForeverForHeaders(t *testing.T) {
 
 func TestNegativeHeaderTimeoutWaitsForTheContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c := silentClient(t, func(c *Config) { c.ResponseHeaderTimeout = -1 })
+		c := silentClient(t, func(c *Config) { c.Limits.ResponseHeaderTimeout = -1 })
 		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 		defer cancel()
 		err := c.Get().AbsPath("x").Do(ctx).Error()
@@ -103,11 +103,11 @@ func TestResponseBodyLimits(t *testing.T) {
 		body      []byte
 		wantLimit string
 	}{
-		{"body within MaxResponseBytes", func(c *Config) { c.MaxResponseBytes = 4 << 20 }, false, big, ""},
-		{"body over MaxResponseBytes", func(c *Config) { c.MaxResponseBytes = 1 << 20 }, false, big, LimitResponseBytes},
-		{"gzip body over MaxResponseBytes once inflated", func(c *Config) { c.MaxResponseBytes = 1 << 20; c.MaxGzipRatio = -1 }, true, big, LimitResponseBytes},
+		{"body within MaxResponseBytes", func(c *Config) { c.Limits.MaxResponseBytes = 4 << 20 }, false, big, ""},
+		{"body over MaxResponseBytes", func(c *Config) { c.Limits.MaxResponseBytes = 1 << 20 }, false, big, LimitResponseBytes},
+		{"gzip body over MaxResponseBytes once inflated", func(c *Config) { c.Limits.MaxResponseBytes = 1 << 20; c.Limits.MaxGzipRatio = -1 }, true, big, LimitResponseBytes},
 		{"gzip body over MaxGzipRatio", nil, true, big, LimitGzipRatio},
-		{"gzip body with the ratio check off", func(c *Config) { c.MaxGzipRatio = -1 }, true, big, ""},
+		{"gzip body with the ratio check off", func(c *Config) { c.Limits.MaxGzipRatio = -1 }, true, big, ""},
 		{"small gzip body of any ratio", nil, true, big[:1<<20], ""},
 	}
 	for _, tt := range tests {
@@ -258,7 +258,7 @@ func TestRetryAfterWaitsAreBudgeted(t *testing.T) {
 		want time.Duration
 	}{
 		{"default budget", nil, time.Minute},
-		{"configured budget", func(c *Config) { c.MaxRetryWait = 90 * time.Second }, 90 * time.Second},
+		{"configured budget", func(c *Config) { c.Limits.MaxRetryWait = 90 * time.Second }, 90 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, clk := newTestClient(t, srv, tt.mod)

@@ -31,7 +31,74 @@ const (
 	gzipRatioFloor = 1 << 20
 )
 
-// Names of the limits a *LimitError reports: the Config fields that set them.
+// Limits bound what a server (a hostile one, or a proxy gone wrong) can
+// take of a client's memory and time: Config.Limits. Each zero field is
+// its default; a *LimitError names the field whose limit a response broke.
+type Limits struct {
+	// MaxRetryAfter caps the wait a Retry-After header may ask for. Zero
+	// means 30s.
+	MaxRetryAfter time.Duration
+
+	// MaxRetryWait bounds the total time one call spends waiting between
+	// retries (the sum of its Retry-After waits); a retry that would pass
+	// it is not made and the last response is returned. Zero means one
+	// minute.
+	MaxRetryWait time.Duration
+
+	// MaxFrameBytes bounds the size of one watch event on the wire. A
+	// larger frame ends the watch with ErrFrameTooLarge. Zero means 16 MiB.
+	// Memory for a frame grows as its bytes arrive, so a frame that only
+	// claims a large size costs nothing until it is sent.
+	MaxFrameBytes int
+
+	// MaxResponseBytes bounds the body of a response that is read whole
+	// (Do, DoRaw: GET, LIST, writes), counted after decompression. A larger
+	// body fails the call with a *LimitError naming MaxResponseBytes. Zero
+	// means 512 MiB: a LIST page of 500 objects (the informers' page size)
+	// is a few MiB in practice, and reaches hundreds of MiB only if most of
+	// its objects near etcd's 1.5 MiB limit on one object; an unpaginated
+	// LIST of 100,000 ordinary Pods fits too. Raise it for larger pages of
+	// large objects. A body that breaks the limit costs about the limit in
+	// memory before it is refused. Stream and Watch are not bounded by it
+	// (watch events are bounded one by one by MaxFrameBytes).
+	MaxResponseBytes int64
+
+	// MaxGzipRatio bounds how many times a gzip-compressed response body
+	// may expand (decompressed bytes over compressed bytes, checked once
+	// the body has passed 1 MiB decompressed), so that a small
+	// "gzip bomb" cannot fill memory. A body that expands more fails with
+	// a *LimitError naming MaxGzipRatio. Zero means 200 (API objects
+	// compress about 5 to 30 times); a negative value disables the check.
+	MaxGzipRatio int
+
+	// ResponseHeaderTimeout bounds the wait for the response headers of
+	// every request, watches and streams included (the body is not bounded
+	// by it). A request whose headers do not come in time fails with a
+	// *TransportError wrapping a *LimitError naming ResponseHeaderTimeout.
+	// Zero means two minutes: kube-apiserver answers every request that is
+	// not a watch within its own one-minute request timeout, and starts a
+	// watch's response at once. A negative value disables it. It is timed
+	// on the wall clock, not Clock.
+	ResponseHeaderTimeout time.Duration
+
+	// ResponseBodyProgressTimeout bounds how slowly a response body read
+	// whole (Do, DoRaw; error bodies) may come: each window of this length
+	// must bring at least 64 KiB or the end of the body. A large LIST that
+	// keeps coming is never cut, however long it takes; a body that stalls
+	// or trickles after its headers fails with a *LimitError naming
+	// ResponseBodyProgressTimeout. Zero means one minute: kube-apiserver
+	// ends every response that is not a watch within its own request
+	// timeout (one minute by default) and writes a LIST's items without
+	// pauses, so a minute with less than 64 KiB means the body is not
+	// coming. A negative value disables it. A body kept just above the
+	// floor can still take long (at most MaxResponseBytes at 64 KiB a
+	// window); Timeout or the context bound a call as a whole. Stream and
+	// Watch bodies are not bounded by it (a followed log or a quiet watch
+	// is silent on purpose). It is timed on the wall clock, not Clock.
+	ResponseBodyProgressTimeout time.Duration
+}
+
+// Names of the limits a *LimitError reports: the Limits fields that set them.
 const (
 	LimitResponseBytes         = "MaxResponseBytes"
 	LimitGzipRatio             = "MaxGzipRatio"

@@ -91,7 +91,9 @@ func trickleClient(t *testing.T, rt trickleRT, mod func(*Config)) *Client {
 }
 
 func TestBodiesThatStopComingAreCut(t *testing.T) {
-	window := func(d time.Duration) func(*Config) { return func(c *Config) { c.ResponseBodyProgressTimeout = d } }
+	window := func(d time.Duration) func(*Config) {
+		return func(c *Config) { c.Limits.ResponseBodyProgressTimeout = d }
+	}
 	const (
 		success = iota
 		limit
@@ -155,7 +157,7 @@ func TestBodyDrainedBeforeARetryIsBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		calls := 0
 		c := trickleClient(t, trickleRT{status: http.StatusTooManyRequests, chunk: 1, gap: time.Second, calls: &calls},
-			func(c *Config) { c.ResponseBodyProgressTimeout = 5 * time.Second; c.MaxRetries = 2 })
+			func(c *Config) { c.Limits.ResponseBodyProgressTimeout = 5 * time.Second; c.MaxRetries = 2 })
 		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 		defer cancel()
 		start := time.Now()

@@ -32,7 +32,7 @@ func flakyServer(t *testing.T, fails int, code int, after string) (*Client, *fak
 		w.Header().Set("Content-Type", mediaJSON)
 		_, _ = w.Write([]byte(`{"ok":true}`))
 	})
-	c, clock := newTestClient(t, srv, func(cfg *Config) { cfg.MaxRetries = 3; cfg.MaxRetryAfter = 10 * time.Second })
+	c, clock := newTestClient(t, srv, func(cfg *Config) { cfg.MaxRetries = 3; cfg.Limits.MaxRetryAfter = 10 * time.Second })
 	return c, clock, &n, &bodies
 }
 

@@ -166,7 +166,7 @@ func (b *attemptBody) Close() error {
 }
 
 // boundProgress makes resp's body fail once it stalls (see progressBody
-// and Config.ResponseBodyProgressTimeout). It is applied to every body the
+// and Config.Limits.ResponseBodyProgressTimeout). It is applied to every body the
 // client reads to its end itself (Do's body, error bodies, bodies drained
 // before a retry), never to the bodies of Stream and Watch, whose silences
 // are legitimate (a followed log, a quiet watch).

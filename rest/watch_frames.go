@@ -12,7 +12,7 @@ import (
 
 var (
 	// ErrFrameTooLarge is wrapped in the error of a watch whose next event
-	// is larger than Config.MaxFrameBytes.
+	// is larger than Config.Limits.MaxFrameBytes.
 	ErrFrameTooLarge = errors.New("watch event larger than the frame limit")
 	// ErrTruncated is wrapped in the error of a watch whose stream ended in
 	// the middle of an event.

@@ -78,7 +78,7 @@ func streamServer(t *testing.T, ct string, body []byte) *Client {
 		w.WriteHeader(200)
 		_, _ = w.Write(body)
 	})
-	c, _ := newTestClient(t, srv, func(cfg *Config) { cfg.MaxFrameBytes = 4096 })
+	c, _ := newTestClient(t, srv, func(cfg *Config) { cfg.Limits.MaxFrameBytes = 4096 })
 	return c
 }
 
