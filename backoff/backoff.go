@@ -27,9 +27,6 @@ type Backoff struct {
 	// caller that gives up (client.RetryOnConflict). Callers that never
 	// give up ignore it.
 	Steps int
-	// Rand returns a float in [0,1) for the jitter. Nil means math/rand/v2.
-	// Tests set it to make delays exact.
-	Rand func() float64
 }
 
 // Delay returns the delay after the n-th consecutive failure (n from 1),
@@ -99,11 +96,18 @@ func (b Backoff) Jittered(d time.Duration) time.Duration {
 	if b.Jitter <= 0 {
 		return d
 	}
-	r := b.Rand
-	if r == nil {
-		r = rand.Float64
+	return b.JitteredBy(d, rand.Float64())
+}
+
+// JitteredBy returns d plus Jitter×r×d, for an r in [0,1) the caller
+// chose (Jittered draws it at random; a caller with its own source of
+// randomness, or a test that wants an exact delay, passes it). With Jitter
+// zero or negative it returns d.
+func (b Backoff) JitteredBy(d time.Duration, r float64) time.Duration {
+	if b.Jitter <= 0 {
+		return d
 	}
-	extra := b.Jitter * r() * float64(d)
+	extra := b.Jitter * r * float64(d)
 	if extra >= float64(math.MaxInt64-d) {
 		return math.MaxInt64
 	}

@@ -59,24 +59,34 @@ func TestDelayMatchesIntegerDoubling(t *testing.T) {
 	}
 }
 
-func TestJittered(t *testing.T) {
+func TestJitteredBy(t *testing.T) {
 	tests := []struct {
 		name string
 		b    backoff.Backoff
 		d    time.Duration
+		r    float64
 		want time.Duration
 	}{
-		{"no jitter returns d", backoff.Backoff{Rand: func() float64 { return 0.9 }}, time.Second, time.Second},
-		{"negative jitter returns d", backoff.Backoff{Jitter: -1, Rand: func() float64 { return 0.9 }}, time.Second, time.Second},
-		{"adds Jitter×Rand×d", backoff.Backoff{Jitter: 0.5, Rand: func() float64 { return 0.5 }}, time.Second, 1250 * time.Millisecond},
-		{"saturates instead of overflowing", backoff.Backoff{Jitter: 1, Rand: func() float64 { return 0.99 }}, math.MaxInt64 - 1, math.MaxInt64},
+		{"no jitter returns d", backoff.Backoff{}, time.Second, 0.9, time.Second},
+		{"negative jitter returns d", backoff.Backoff{Jitter: -1}, time.Second, 0.9, time.Second},
+		{"adds Jitter×r×d", backoff.Backoff{Jitter: 0.5}, time.Second, 0.5, 1250 * time.Millisecond},
+		{"saturates instead of overflowing", backoff.Backoff{Jitter: 1}, math.MaxInt64 - 1, 0.99, math.MaxInt64},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.b.Jittered(tt.d); got != tt.want {
-				t.Fatalf("Jittered(%v) = %v, want %v", tt.d, got, tt.want)
+			if got := tt.b.JitteredBy(tt.d, tt.r); got != tt.want {
+				t.Fatalf("JitteredBy(%v, %v) = %v, want %v", tt.d, tt.r, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestJitteredStaysInItsRange(t *testing.T) {
+	b := backoff.Backoff{Jitter: 0.5}
+	for range 1000 {
+		if got := b.Jittered(time.Second); got < time.Second || got >= 1500*time.Millisecond {
+			t.Fatalf("Jittered(1s) = %v, want in [1s, 1.5s)", got)
+		}
 	}
 }
 

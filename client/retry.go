@@ -26,7 +26,7 @@ func DefaultBackoff() backoff.Backoff {
 
 // isZero reports whether b has no field set.
 func isZero(b backoff.Backoff) bool {
-	return b.Initial == 0 && b.Max == 0 && b.Factor == 0 && b.Jitter == 0 && b.Steps == 0 && b.Rand == nil
+	return b == backoff.Backoff{}
 }
 
 // RetryOnConflict calls fn until it returns something other than a

@@ -56,6 +56,7 @@ func reflectorBackoff(b backoff.Backoff, resetAfter time.Duration) backoffConfig
 // handed out. Not safe for concurrent use (it lives inside a reflector state).
 type backoffState struct {
 	cfg     backoffConfig
+	rand    func() float64 // the jitter's draw; nil means math/rand/v2
 	current time.Duration // base delay of the last failure, 0 before any
 	last    time.Time     // when the last failure happened
 }
@@ -69,6 +70,9 @@ func (s *backoffState) next(now time.Time) time.Duration {
 		s.current = s.cfg.Next(s.current)
 	}
 	s.last = now
+	if s.rand != nil {
+		return s.cfg.JitteredBy(s.current, s.rand())
+	}
 	return s.cfg.Jittered(s.current)
 }
 

@@ -17,25 +17,27 @@ func TestBackoff(t *testing.T) {
 	tests := []struct {
 		name  string
 		cfg   backoff.Backoff
+		rand  float64 // the jitter's draw
 		reset time.Duration
 		at    []time.Duration // failure times after t0
 		want  []time.Duration
 	}{
 		{
 			name: "doubles from 800ms and caps at 30s",
-			cfg:  backoff.Backoff{Rand: func() float64 { return 0 }},
+			cfg:  backoff.Backoff{},
 			at:   []time.Duration{0, 1, 2, 3, 4, 5, 6, 7},
 			want: []time.Duration{800 * time.Millisecond, 1600 * time.Millisecond, 3200 * time.Millisecond, 6400 * time.Millisecond, 12800 * time.Millisecond, 25600 * time.Millisecond, 30 * time.Second, 30 * time.Second},
 		},
 		{
 			name: "resets after a stable period",
-			cfg:  backoff.Backoff{Rand: func() float64 { return 0 }},
+			cfg:  backoff.Backoff{},
 			at:   []time.Duration{0, time.Second, 3 * time.Minute, 3*time.Minute + time.Second},
 			want: []time.Duration{800 * time.Millisecond, 1600 * time.Millisecond, 800 * time.Millisecond, 1600 * time.Millisecond},
 		},
 		{
 			name: "jitter adds up to Jitter times the delay",
-			cfg:  backoff.Backoff{Jitter: 0.5, Rand: func() float64 { return 0.5 }},
+			cfg:  backoff.Backoff{Jitter: 0.5},
+			rand: 0.5,
 			at:   []time.Duration{0, 1},
 			want: []time.Duration{1000 * time.Millisecond, 2000 * time.Millisecond},
 		},
@@ -49,7 +51,7 @@ func TestBackoff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := backoffState{cfg: reflectorBackoff(tt.cfg, tt.reset)}
+			s := backoffState{cfg: reflectorBackoff(tt.cfg, tt.reset), rand: func() float64 { return tt.rand }}
 			for i, at := range tt.at {
 				if got := s.next(t0.Add(at)); got != tt.want[i] {
 					t.Fatalf("failure %d: delay %v, want %v", i, got, tt.want[i])
@@ -61,7 +63,7 @@ func TestBackoff(t *testing.T) {
 
 func TestBackoffStartsOverAfterAWatchThatOutlivedItsDelay(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	s := backoffState{cfg: reflectorBackoff(backoff.Backoff{Rand: func() float64 { return 0 }}, 0)}
+	s := backoffState{cfg: reflectorBackoff(backoff.Backoff{Jitter: -1}, 0)}
 	steps := []struct {
 		name  string
 		lived time.Duration // how long the watch before this failure lived

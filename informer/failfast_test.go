@@ -44,7 +44,7 @@ func TestWaitForSyncFailFast(t *testing.T) {
 			lw := (&fakeLW{}).
 				onWatch(watchFail(forbidden()), watchFail(forbidden())).
 				onList(listErr(forbidden()))
-			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: ReflectorOptions{Backoff: backoff.Backoff{Rand: func() float64 { return 0 }}}})
+			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: ReflectorOptions{Backoff: backoff.Backoff{Jitter: -1}}})
 			defer start(t, inf)()
 			se, took := syncErr(t, inf, time.Hour)
 			if se == nil || !se.Permanent || !apierrors.IsForbidden(se) || se.Ctx != nil || se.Attempts != 3 {

@@ -246,7 +246,7 @@ func start[T Object](t testing.TB, inf *Informer[T]) func() error {
 }
 
 func noStream() ReflectorOptions {
-	return ReflectorOptions{DisableStreaming: true, Backoff: backoff.Backoff{Rand: func() float64 { return 0 }}}
+	return ReflectorOptions{DisableStreaming: true, Backoff: backoff.Backoff{Jitter: -1}}
 }
 
 func schema0() schema.GroupKind { return schema.GroupKind{Kind: "ConfigMap"} }

@@ -53,7 +53,9 @@ type MemberOptions struct {
 	KeepLeaseOnStop bool
 
 	// Leases reads and writes the member's Lease. Nil means the client's
-	// (leaderelection.NewStore). Tests use it to cut a member off.
+	// (leaderelection.NewStore); a store of one's own (a wrapper that
+	// injects faults, say) is the same extension point as
+	// leaderelection.New's store.
 	Leases leaderelection.LeaseStore
 	// Clock is the time source; nil means the wall clock.
 	Clock clock.Clock
