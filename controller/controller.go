@@ -96,6 +96,18 @@ type Options struct {
 	// engaged clusters, not on the factory given to New (a hub that holds
 	// the clusters' kubeconfigs but is not one of them).
 	SkipHostCluster bool
+	// Gate, when set, lets the workers run only while it allows: once the
+	// sources have synced (they start, and their caches fill, regardless),
+	// Start calls Gate with the function that runs the workers, and Gate
+	// calls it at most once, while the controller may work — with a
+	// context that ends when it must stop gracefully and an abort context
+	// that ends when it must stop at once — and returns what it returned,
+	// or an error of its own (such as the loss of a membership). Start
+	// returns what Gate returns. sharding.Member.Gate is one: the workers
+	// run while the replica holds its Lease in the ring. A gated
+	// controller usually sets SkipLeaderElection: the gate is its
+	// election.
+	Gate func(ctx context.Context, run func(ctx, abort context.Context) error) error
 	// SkipLeaderElection makes a manager.Manager with leader election run
 	// this controller on every replica, not only on the leader.
 	SkipLeaderElection bool
@@ -348,6 +360,34 @@ func (c *Controller) StartAbortable(ctx, abort context.Context) error {
 		return err
 	}
 
+	if c.opts.Gate != nil {
+		c.log.Info("synced; waiting for the gate")
+		return c.opts.Gate(ctx, func(gctx, gabort context.Context) error {
+			ab, stop := either(abort, gabort)
+			defer stop()
+			return c.work(gctx, ab)
+		})
+	}
+	return c.work(ctx, abort)
+}
+
+// either returns a context done when a or b is (nil counts as never), and
+// the function that releases it.
+func either(a, b context.Context) (context.Context, func()) {
+	switch {
+	case a == nil:
+		return b, func() {}
+	case b == nil:
+		return a, func() {}
+	}
+	ctx, cancel := context.WithCancel(a)
+	stop := context.AfterFunc(b, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// work runs the workers until ctx ends (then drains) or abort ends (then
+// cancels the reconciles in flight), and shuts the queue down.
+func (c *Controller) work(ctx, abort context.Context) error {
 	// Reconciles get a context that outlives ctx by the drain, and ends
 	// with abort.
 	if abort == nil {

@@ -59,7 +59,7 @@ type Manager struct {
 
 	mu          sync.Mutex
 	runnables   []Runnable
-	controllers []*controller.Controller
+	synced      []syncStater // the runnables that report sync states (controllers)
 	began       bool // Start was called
 	started     bool // Start runs what Add is given
 	stopping    bool // Start's context is done: Add refuses
@@ -250,8 +250,8 @@ func (m *Manager) Add(r Runnable) error {
 		return fmt.Errorf("manager: Add: %w", ErrStopped)
 	}
 	m.runnables = append(m.runnables, r)
-	if c, ok := r.(*controller.Controller); ok {
-		m.controllers = append(m.controllers, c)
+	if c, ok := r.(syncStater); ok {
+		m.synced = append(m.synced, c)
 	}
 	if !m.started {
 		return nil
@@ -461,12 +461,12 @@ func (m *Manager) runLeaderRunnables(termCtx context.Context) {
 	t.wg.Wait()
 }
 
-// run runs one runnable; an error stops the Manager. A controller is
-// aborted when hard is done (see controller.Controller.StartAbortable).
+// run runs one runnable; an error stops the Manager. An
+// AbortableRunnable is aborted when hard is done.
 func (m *Manager) run(ctx, hard context.Context, r Runnable, cancel context.CancelCauseFunc) {
 	var err error
-	if c, ok := r.(*controller.Controller); ok {
-		err = c.StartAbortable(ctx, hard)
+	if a, ok := r.(AbortableRunnable); ok {
+		err = a.StartAbortable(ctx, hard)
 	} else {
 		err = r.Start(ctx)
 	}

@@ -22,3 +22,13 @@ func (f RunnableFunc) Start(ctx context.Context) error { return f(ctx) }
 type LeaderElectionRunnable interface {
 	NeedLeaderElection() bool
 }
+
+// AbortableRunnable is a Runnable that can also be stopped at once: the
+// Manager runs it with StartAbortable, and ends abort when the runnable
+// must stop acting without the drain a graceful stop gives it — a
+// leader-only runnable whose term ended. A *controller.Controller is one;
+// so may be any runnable that holds work in flight.
+type AbortableRunnable interface {
+	Runnable
+	StartAbortable(ctx, abort context.Context) error
+}

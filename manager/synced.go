@@ -17,11 +17,17 @@ import (
 // multi-cluster controller watches are only a gauge, kubego_cluster_synced:
 // a cluster that cannot be reached must not make the process unready.
 
+// syncStater is a runnable whose informers /readyz waits for, as a
+// *controller.Controller's.
+type syncStater interface {
+	SyncStates() iter.Seq2[string, bool]
+}
+
 // syncStates yields each informer's name once, with whether it has
 // synced.
 func (m *Manager) syncStates() iter.Seq2[string, bool] {
 	m.mu.Lock()
-	ctls := slices.Clone(m.controllers)
+	ctls := slices.Clone(m.synced)
 	m.mu.Unlock()
 	return func(yield func(string, bool) bool) {
 		seen := map[string]bool{}

@@ -8,27 +8,34 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/manager"
+	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/sharding"
 )
 
-// A replica of a sharded ConfigMap controller: it joins the ring "cms",
-// campaigns for the sharder, and while it is a member runs a controller
-// whose informer caches only the ConfigMaps assigned to it.
+// A replica of a sharded ConfigMap controller, in a Manager like any
+// other controller: it joins the ring "cms", campaigns for the sharder,
+// and its controller's workers run while it is a member (Member.Gate),
+// over an informer that caches only the ConfigMaps assigned to it.
 func Example() {
 	ctx := context.Background()
-	var c *client.Client // from kubeconfig.Load and client.NewForConfig
+	var cfg *rest.Config // from kubeconfig.Load
 	pod, _ := os.Hostname()
 	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 
-	m, err := sharding.NewMember(c, sharding.MemberOptions{Ring: "cms", Identity: pod, Namespace: "kube-system"})
+	mgr, err := manager.New(manager.Options{Config: cfg, HealthAddr: ":8081", MetricsAddr: ":8080"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	s, err := sharding.NewSharder(c, sharding.SharderOptions{
+	m, err := sharding.NewMember(mgr.Client(), sharding.MemberOptions{Ring: "cms", Identity: pod, Namespace: "kube-system"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := sharding.NewSharder(mgr.Client(), sharding.SharderOptions{
 		Ring: "cms", Identity: pod, Namespace: "kube-system",
 		Resources: []sharding.Resource{{Resource: gvr, Kind: schema.GroupKind{Kind: "ConfigMap"}, Key: sharding.NamespaceKey}},
 	})
@@ -36,36 +43,38 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	go func() { _ = s.Run(ctx) }()
-
+	// The member's objects only: shard.kubego.io/cms=<pod>.
+	if err := mgr.Declare(informer.Declare[*corev1.ConfigMap](m.Informer(informer.SharedOptions{}))); err != nil {
+		fmt.Println(err)
+		return
+	}
+	cms, err := informer.NewReader[*corev1.ConfigMap](mgr, informer.ReaderOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	reconciler := controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
 		return controller.Result{}, nil // this replica's share of the work
 	})
-	err = m.Run(ctx, func(ctx, abort context.Context) error {
-		f := informer.NewFactory(c, informer.FactoryOptions{OneInformerPerType: true})
-		// The member's objects only: shard.kubego.io/cms=<pod>.
-		if err := f.Declare(informer.Declare[*corev1.ConfigMap](m.Informer(informer.SharedOptions{}))); err != nil {
-			return err
-		}
-		cms, err := informer.NewReader[*corev1.ConfigMap](f, informer.ReaderOptions{})
-		if err != nil {
-			return err
-		}
-		guarded, err := m.Guard(reconciler, sharding.GuardOptions{Resource: gvr, Get: sharding.ReaderGet(cms)})
-		if err != nil {
-			return err
-		}
-		ctrl, err := controller.New(f, controller.Options{
-			Name:       "cms",
-			Reconciler: guarded,
-			Sources:    []controller.Source{controller.For[*corev1.ConfigMap]{}},
-		})
-		if err != nil {
-			return err
-		}
-		f.Start(ctx)
-		defer func() { _ = f.Wait() }()
-		return ctrl.StartAbortable(ctx, abort)
+	guarded, err := m.Guard(reconciler, sharding.GuardOptions{Resource: gvr, Get: sharding.ReaderGet(cms)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = mgr.NewController(controller.Options{
+		Name:               "cms",
+		Reconciler:         guarded,
+		Sources:            []controller.Source{controller.For[*corev1.ConfigMap]{}},
+		Gate:               m.Gate, // works while this replica is a member
+		SkipLeaderElection: true,   // the ring is its election
 	})
-	fmt.Println(err)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := mgr.Add(manager.RunnableFunc(s.Run)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(mgr.Start(ctx))
 }

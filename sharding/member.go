@@ -3,6 +3,7 @@ package sharding
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -194,6 +195,28 @@ func (m *Member) Run(ctx context.Context, run func(ctx, abort context.Context) e
 			return nil
 		}
 	}
+}
+
+// Gate is Run for one term, shaped for controller.Options.Gate, so that a
+// sharded controller lives in a manager.Manager like any other (its
+// probes, metrics, recorder and readers are the Manager's): it joins the
+// ring, calls run while the member holds its Lease, and returns when run
+// returns or ctx ends (nil), or when the Lease is lost (an error wrapping
+// leaderelection.ErrLeaseLost, which ends the Manager as a lost leadership
+// does: the process should restart and join again). Like Run, it may be
+// called once.
+//
+//	mgr.Declare(informer.Declare[*Foo](m.Informer(informer.SharedOptions{})))
+//	mgr.NewController(controller.Options{Gate: m.Gate, SkipLeaderElection: true, ...})
+func (m *Member) Gate(ctx context.Context, run func(ctx, abort context.Context) error) error {
+	if !m.ran.CompareAndSwap(false, true) {
+		return ErrRunning
+	}
+	lost, err := m.term(ctx, run)
+	if lost {
+		return fmt.Errorf("sharding: member %s of ring %s: %w", m.opts.Identity, m.opts.Ring, leaderelection.ErrLeaseLost)
+	}
+	return err
 }
 
 // term holds the Lease once: it returns lost true when the Lease was lost
