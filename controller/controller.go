@@ -108,6 +108,18 @@ type Options struct {
 	// controller usually sets SkipLeaderElection: the gate is its
 	// election.
 	Gate func(ctx context.Context, run func(ctx, abort context.Context) error) error
+	// SyncPeriod, when positive, enqueues every object of the For source's
+	// cache again at that period (at low priority with PriorityQueue), as
+	// an update of the object to itself: predicates see it (so
+	// GenerationChanged drops it), and a reconciler that reads the world
+	// outside the cluster catches up with it. Zero means only changes
+	// enqueue.
+	SyncPeriod time.Duration
+	// ReconcileTimeout, when positive, bounds each Reconcile: its context
+	// ends after it, with context.Cause ErrReconcileTimeout. A reconciler
+	// that returns the context's error is retried with backoff like any
+	// error. Zero means no bound beyond the controller's own stop.
+	ReconcileTimeout time.Duration
 	// SkipLeaderElection makes a manager.Manager with leader election run
 	// this controller on every replica, not only on the leader.
 	SkipLeaderElection bool
@@ -341,7 +353,7 @@ func (c *Controller) StartAbortable(ctx, abort context.Context) error {
 		}
 	}()
 	c.factory.Start(ctx)
-	q := enqueuer{add: c.queue.Add, addLow: c.queue.Add}
+	q := enqueuer{add: c.queue.Add, addLow: c.queue.Add, resync: c.opts.SyncPeriod}
 	if c.opts.PriorityQueue {
 		q.addLow = c.queue.AddLow
 	}
@@ -526,6 +538,11 @@ func (c *Controller) call(ctx context.Context, req Request) (res Result, err err
 				res, err = Result{}, pe
 			}
 		}()
+	}
+	if d := c.opts.ReconcileTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, ErrReconcileTimeout)
+		defer cancel()
 	}
 	return c.opts.Reconciler.Reconcile(ctx, req)
 }

@@ -17,6 +17,9 @@ var (
 	// ErrSourceReused is returned by New for a Channel source already bound to
 	// another Controller.
 	ErrSourceReused = errors.New("source already used by a controller")
+	// ErrReconcileTimeout is the cause (context.Cause) of a Reconcile
+	// context that ended at Options.ReconcileTimeout.
+	ErrReconcileTimeout = errors.New("reconcile timed out")
 	// ErrUnknownKind is returned by New when the owner kind of an Owns
 	// source cannot be found, or when Options.Kinds cannot map the Go type
 	// of a source.

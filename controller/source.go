@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -149,6 +150,9 @@ const (
 // itself unless Options.PriorityQueue).
 type enqueuer struct {
 	add, addLow func(Request)
+	// resync is Options.SyncPeriod: the For source's handler gets every
+	// cached object again at that period.
+	resync time.Duration
 }
 
 // forCluster returns q stamping the Requests without a cluster with name.
@@ -161,7 +165,7 @@ func (q enqueuer) forCluster(name string) enqueuer {
 			add(r)
 		}
 	}
-	return enqueuer{add: stamp(q.add), addLow: stamp(q.addLow)}
+	return enqueuer{add: stamp(q.add), addLow: stamp(q.addLow), resync: q.resync}
 }
 
 // binder is what a Source needs from its Controller when it is created.
@@ -274,7 +278,11 @@ func (s *kindSource[T]) acquire(b *binder) error {
 func (s *kindSource[T]) start(q enqueuer) error {
 	s.q = q
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	reg, err := s.inf.AddEventHandler(s, informer.HandlerOptions{})
+	var hopts informer.HandlerOptions
+	if s.kind == kindFor {
+		hopts.ResyncPeriod = q.resync
+	}
+	reg, err := s.inf.AddEventHandler(s, hopts)
 	if err != nil {
 		s.cancel()
 		return fmt.Errorf("%s: %w", s, err)
