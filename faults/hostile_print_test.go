@@ -79,11 +79,17 @@ func TestHostileNoCredentialPrints(t *testing.T) {
 
 	// rest: Configs, Clients built from each kind of credential, a request
 	// and its result and watch after they sent the credential.
+	// A ping interval no other test uses keeps these clients off the
+	// connection pools of the package's other tests (pools are shared by
+	// transport settings): a pool another test closes later (a fleet
+	// Cluster's Stop closes idle connections for seconds after) must not
+	// change under the printer.
+	const ownPool = 97 * time.Second
 	cfgs := map[string]*rest.Config{
-		"bearer":    {Host: host, BearerToken: s.bearer, AllowInsecureAuth: true},
-		"basic":     {Host: host, Username: "me", Password: s.password, AllowInsecureAuth: true},
-		"tokenfile": {Host: host, BearerTokenFile: s.tokenFile, AllowInsecureAuth: true},
-		"clientkey": {Host: strings.Replace(host, "http:", "https:", 1), TLS: rest.TLSConfig{Insecure: true, CertData: s.clientCert, KeyData: s.clientKey}},
+		"bearer":    {Host: host, BearerToken: s.bearer, AllowInsecureAuth: true, HealthPingInterval: ownPool},
+		"basic":     {Host: host, Username: "me", Password: s.password, AllowInsecureAuth: true, HealthPingInterval: ownPool},
+		"tokenfile": {Host: host, BearerTokenFile: s.tokenFile, AllowInsecureAuth: true, HealthPingInterval: ownPool},
+		"clientkey": {Host: strings.Replace(host, "http:", "https:", 1), TLS: rest.TLSConfig{Insecure: true, CertData: s.clientCert, KeyData: s.clientKey}, HealthPingInterval: ownPool},
 	}
 	for name, cfg := range cfgs {
 		add("rest.Config "+name, cfg)
@@ -141,7 +147,7 @@ func TestHostileNoCredentialPrints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	execCfgRest := &rest.Config{Host: host, Auth: ex, AllowInsecureAuth: true}
+	execCfgRest := &rest.Config{Host: host, Auth: ex, AllowInsecureAuth: true, HealthPingInterval: ownPool}
 	execClient, err := rest.NewClient(execCfgRest)
 	if err != nil {
 		t.Fatal(err)
