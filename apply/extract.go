@@ -45,13 +45,9 @@ func (ty *Type[T]) ExtractSubresource(live T, manager, subresource string) (*Con
 		if err := json.Unmarshal(e.FieldsV1.Raw, &set); err != nil {
 			return nil, &ExtractError{Manager: manager, Reason: "fieldsV1: " + err.Error()}
 		}
-		data, err := json.Marshal(live)
+		obj, err := ty.full(v.Elem())
 		if err != nil {
 			return nil, &ExtractError{Manager: manager, Reason: "encoding the object: " + err.Error()}
-		}
-		var obj map[string]any
-		if err := json.Unmarshal(data, &obj); err != nil {
-			return nil, &ExtractError{Manager: manager, Reason: "decoding the object: " + err.Error()}
 		}
 		p, err := project(obj, set)
 		if err != nil {
@@ -191,4 +187,71 @@ func matches(m, key map[string]any) bool {
 
 func jsonEqual(a, b any) bool {
 	return reflect.DeepEqual(normalize(a, nil, false), normalize(b, nil, false))
+}
+
+// full returns the JSON value of v with every field present, zero or not:
+// encoding/json would leave out the zero fields tagged omitempty, which a
+// manager may own (a "paused": false it applied).
+func (ty *Type[T]) full(v reflect.Value) (any, error) {
+	t := v.Type()
+	if isLeaf(t) || t.Kind() == reflect.Interface || t.Kind() == reflect.Array || (t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8) {
+		return encode(v.Interface())
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil, nil
+		}
+		return ty.full(v.Elem())
+	case reflect.Struct:
+		out := map[string]any{}
+		for _, f := range ty.fields[t] {
+			e, err := ty.full(v.FieldByIndex(f.index))
+			if err != nil {
+				return nil, err
+			}
+			if e != nil {
+				out[f.name] = e
+			}
+		}
+		return out, nil
+	case reflect.Slice:
+		if v.IsNil() {
+			return nil, nil
+		}
+		out := make([]any, v.Len())
+		for i := range v.Len() {
+			e, err := ty.full(v.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = e
+		}
+		return out, nil
+	case reflect.Map:
+		if v.IsNil() {
+			return nil, nil
+		}
+		out := make(map[string]any, v.Len())
+		iter := v.MapRange()
+		for iter.Next() {
+			e, err := ty.full(iter.Value())
+			if err != nil {
+				return nil, err
+			}
+			out[iter.Key().String()] = e
+		}
+		return out, nil
+	}
+	return encode(v.Interface())
+}
+
+func encode(v any) (any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = json.Unmarshal(data, &out)
+	return out, err
 }

@@ -29,6 +29,8 @@ type ApplyOptions struct {
 //
 //   - map[string]any or *unstructured.Unstructured (recommended: only the
 //     fields you set are sent);
+//   - an *apply.Configuration[T] (any ApplyObjecter): exactly the fields
+//     it holds, zero values included (see ApplyFunc);
 //   - []byte or json.RawMessage holding a JSON object;
 //   - any other value marshalled with encoding/json: an apply-shaped struct
 //     (pointer fields with omitempty), or a full typed object such as T.
@@ -114,6 +116,12 @@ func ApplyMap(config any) (map[string]any, error) {
 		return decodeObject(c)
 	case json.RawMessage:
 		return decodeObject(c)
+	case ApplyObjecter:
+		obj := c.ApplyObject()
+		if obj == nil {
+			return nil, invalid("nil apply configuration")
+		}
+		return copyJSON(obj)
 	}
 	data, err := json.Marshal(config)
 	if err != nil {
