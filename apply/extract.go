@@ -2,11 +2,14 @@ package apply
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubego/kubego/apischema"
 )
 
 // Extract returns the part of live that manager owns through server-side
@@ -45,15 +48,12 @@ func (ty *Type[T]) ExtractSubresource(live T, manager, subresource string) (*Con
 		if err := json.Unmarshal(e.FieldsV1.Raw, &set); err != nil {
 			return nil, &ExtractError{Manager: manager, Reason: "fieldsV1: " + err.Error()}
 		}
-		obj, err := ty.full(v.Elem())
-		if err != nil {
-			return nil, &ExtractError{Manager: manager, Reason: "encoding the object: " + err.Error()}
-		}
-		p, err := project(obj, set)
+		p := projector{d: differ{fields: ty.fields, unset: ty.unset}}
+		pv, _, err := p.value(v.Elem(), ty.schema, set, "")
 		if err != nil {
 			return nil, &ExtractError{Manager: manager, Reason: err.Error()}
 		}
-		out, _ = p.(map[string]any)
+		out, _ = pv.(map[string]any)
 		break
 	}
 	md, _ := out["metadata"].(map[string]any)
@@ -68,13 +68,42 @@ func (ty *Type[T]) ExtractSubresource(live T, manager, subresource string) (*Con
 	return &Configuration[T]{ty: ty, obj: out}, nil
 }
 
-// project returns the part of the JSON value v that the field set set
-// names (the fieldsV1 form: "f:<name>" for a field, "k:<keys>" for a
+// projector reads the part of a Go value that a field set (the fieldsV1
+// form) names: "f:<name>" for a field or map entry, "k:<keys>" for a
 // list-map element, "v:<value>" for a set element, "i:<index>" for a list
-// element by position, "." for the element itself).
-func project(v any, set map[string]any) (any, error) {
-	switch x := v.(type) {
-	case map[string]any:
+// element by position, "." for the element itself. A value owned whole is
+// read as Configure reads a value put in place whole, so that the two
+// compare equal.
+type projector struct {
+	d differ
+}
+
+func (p *projector) value(v reflect.Value, s *apischema.Schema, set map[string]any, path string) (any, bool, error) {
+	if len(set) == 0 {
+		out, ok := p.d.value(v, v, s, path, true, true)
+		return out, ok, p.d.err
+	}
+	t := v.Type()
+	if isLeaf(t) {
+		out, ok := p.d.value(v, v, s, path, true, true)
+		return out, ok, p.d.err
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil, false, nil
+		}
+		return p.value(v.Elem(), s, set, path)
+	case reflect.Struct:
+		return p.structure(v, s, set, path, nil)
+	case reflect.Map:
+		if v.IsNil() {
+			return nil, false, nil
+		}
+		var values *apischema.Schema
+		if s != nil {
+			values = s.AdditionalProperties
+		}
 		out := map[string]any{}
 		for k, sub := range set {
 			name, ok := strings.CutPrefix(k, "f:")
@@ -82,98 +111,180 @@ func project(v any, set map[string]any) (any, error) {
 				if k == "." {
 					continue
 				}
-				return nil, errorf("unexpected %q in the fields of an object", k)
+				return nil, false, errorf("%s: unexpected %q in the fields of a map", path, k)
 			}
-			child, present := x[name]
-			if !present {
+			e := v.MapIndex(reflect.ValueOf(name).Convert(t.Key()))
+			if !e.IsValid() {
 				continue
 			}
-			p, err := projectChild(child, sub)
+			sm, _ := sub.(map[string]any)
+			ev, ok, err := p.value(e, values, sm, path+"["+name+"]")
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
-			out[name] = p
-		}
-		return out, nil
-	case []any:
-		type entry struct {
-			key   map[string]any // k:
-			value any            // v:
-			isVal bool
-			index int // i:, or -1
-			sub   any
-		}
-		var entries []entry
-		for k, sub := range set {
-			e := entry{index: -1, sub: sub}
-			switch {
-			case k == ".":
-				continue
-			case strings.HasPrefix(k, "k:"):
-				if err := json.Unmarshal([]byte(k[2:]), &e.key); err != nil || e.key == nil {
-					return nil, errorf("list-map key %q: not a JSON object", k)
-				}
-			case strings.HasPrefix(k, "v:"):
-				if err := json.Unmarshal([]byte(k[2:]), &e.value); err != nil {
-					return nil, errorf("set value %q: %v", k, err)
-				}
-				e.isVal = true
-			case strings.HasPrefix(k, "i:"):
-				i, err := strconv.Atoi(k[2:])
-				if err != nil || i < 0 {
-					return nil, errorf("list index %q", k)
-				}
-				e.index = i
-			default:
-				return nil, errorf("unexpected %q in the fields of a list", k)
-			}
-			entries = append(entries, e)
-		}
-		out := []any{}
-		for i, el := range x {
-			for _, e := range entries {
-				m, isMap := el.(map[string]any)
-				switch {
-				case e.key != nil && isMap && matches(m, e.key):
-					p, err := projectChild(m, e.sub)
-					if err != nil {
-						return nil, err
-					}
-					pm, _ := p.(map[string]any)
-					if pm == nil {
-						pm = map[string]any{}
-					}
-					for kn := range e.key {
-						pm[kn] = m[kn]
-					}
-					out = append(out, pm)
-				case e.isVal && jsonEqual(el, e.value):
-					out = append(out, el)
-				case e.index == i:
-					p, err := projectChild(el, e.sub)
-					if err != nil {
-						return nil, err
-					}
-					out = append(out, p)
-				default:
-					continue
-				}
-				break
+			if ok {
+				out[name] = ev
 			}
 		}
-		return out, nil
+		return out, true, nil
+	case reflect.Slice:
+		return p.list(v, s, set, path)
 	}
-	return v, nil
+	return nil, false, errorf("%s: fields inside a %s", path, t.Kind())
 }
 
-// projectChild projects a field's value by its set: an empty set owns the
-// value whole.
-func projectChild(child any, sub any) (any, error) {
-	s, _ := sub.(map[string]any)
-	if len(s) == 0 {
-		return child, nil
+func (p *projector) structure(v reflect.Value, s *apischema.Schema, set map[string]any, path string, keys []string) (any, bool, error) {
+	byName := map[string]field{}
+	for _, f := range p.d.fields[v.Type()] {
+		byName[f.name] = f
 	}
-	return project(child, s)
+	out := map[string]any{}
+	for k, sub := range set {
+		name, ok := strings.CutPrefix(k, "f:")
+		if !ok {
+			if k == "." {
+				continue
+			}
+			return nil, false, errorf("%s: unexpected %q in the fields of an object", path, k)
+		}
+		f, ok := byName[name]
+		if !ok {
+			continue // a field the Go type does not hold
+		}
+		var fs *apischema.Schema
+		if s != nil {
+			fs = s.Properties[name]
+		}
+		sm, _ := sub.(map[string]any)
+		fv, ok, err := p.value(v.FieldByIndex(f.index), fs, sm, join(path, name))
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			out[name] = fv
+		}
+	}
+	for _, name := range keys {
+		if f, ok := byName[name]; ok {
+			if _, done := out[name]; !done {
+				var fs *apischema.Schema
+				if s != nil {
+					fs = s.Properties[name]
+				}
+				if kv, ok := p.d.value(v.FieldByIndex(f.index), v.FieldByIndex(f.index), fs, join(path, name), true, true); ok {
+					out[name] = kv
+				}
+			}
+		}
+	}
+	return out, true, p.d.err
+}
+
+func (p *projector) list(v reflect.Value, s *apischema.Schema, set map[string]any, path string) (any, bool, error) {
+	type entry struct {
+		key   map[string]any // k:
+		value any            // v:
+		isVal bool
+		index int // i:, or -1
+		sub   map[string]any
+	}
+	var entries []entry
+	for k, sub := range set {
+		e := entry{index: -1}
+		e.sub, _ = sub.(map[string]any)
+		switch {
+		case k == ".":
+			continue
+		case strings.HasPrefix(k, "k:"):
+			if err := json.Unmarshal([]byte(k[2:]), &e.key); err != nil || e.key == nil {
+				return nil, false, errorf("%s: list-map key %q is not a JSON object", path, k)
+			}
+		case strings.HasPrefix(k, "v:"):
+			if err := json.Unmarshal([]byte(k[2:]), &e.value); err != nil {
+				return nil, false, errorf("%s: set value %q: %v", path, k, err)
+			}
+			e.isVal = true
+		case strings.HasPrefix(k, "i:"):
+			i, err := strconv.Atoi(k[2:])
+			if err != nil || i < 0 {
+				return nil, false, errorf("%s: list index %q", path, k)
+			}
+			e.index = i
+		default:
+			return nil, false, errorf("%s: unexpected %q in the fields of a list", path, k)
+		}
+		entries = append(entries, e)
+	}
+	var items *apischema.Schema
+	var keys []string
+	if s != nil {
+		items = s.Items
+		keys = s.ListMapKeys
+	}
+	out := []any{}
+	for i := range v.Len() {
+		el := v.Index(i)
+		ep := fmt.Sprintf("%s[%d]", path, i)
+		var whole any // el as a whole value, computed once when needed
+		wholeOf := func() any {
+			if whole == nil {
+				whole, _ = p.d.value(el, el, items, ep, true, true)
+			}
+			return whole
+		}
+		for _, e := range entries {
+			switch {
+			case e.key != nil:
+				m, _ := wholeOf().(map[string]any)
+				if m == nil || !matches(m, e.key) {
+					continue
+				}
+				k := keys
+				if len(k) == 0 {
+					for name := range e.key {
+						k = append(k, name)
+					}
+				}
+				st := indirectStruct(el)
+				if !st.IsValid() {
+					return nil, false, errorf("%s: a keyed element that is not an object", ep)
+				}
+				pv, _, err := p.structure(st, items, e.sub, ep, k)
+				if err != nil {
+					return nil, false, err
+				}
+				out = append(out, pv)
+			case e.isVal:
+				if !jsonEqual(wholeOf(), e.value) {
+					continue
+				}
+				out = append(out, wholeOf())
+			case e.index == i:
+				pv, ok, err := p.value(el, items, e.sub, ep)
+				if err != nil {
+					return nil, false, err
+				}
+				if !ok {
+					pv = nil
+				}
+				out = append(out, pv)
+			default:
+				continue
+			}
+			break
+		}
+		if p.d.err != nil {
+			return nil, false, p.d.err
+		}
+	}
+	return out, true, nil
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
 }
 
 func matches(m, key map[string]any) bool {
@@ -187,71 +298,4 @@ func matches(m, key map[string]any) bool {
 
 func jsonEqual(a, b any) bool {
 	return reflect.DeepEqual(normalize(a, nil, false), normalize(b, nil, false))
-}
-
-// full returns the JSON value of v with every field present, zero or not:
-// encoding/json would leave out the zero fields tagged omitempty, which a
-// manager may own (a "paused": false it applied).
-func (ty *Type[T]) full(v reflect.Value) (any, error) {
-	t := v.Type()
-	if isLeaf(t) || t.Kind() == reflect.Interface || t.Kind() == reflect.Array || (t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8) {
-		return encode(v.Interface())
-	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			return nil, nil
-		}
-		return ty.full(v.Elem())
-	case reflect.Struct:
-		out := map[string]any{}
-		for _, f := range ty.fields[t] {
-			e, err := ty.full(v.FieldByIndex(f.index))
-			if err != nil {
-				return nil, err
-			}
-			if e != nil {
-				out[f.name] = e
-			}
-		}
-		return out, nil
-	case reflect.Slice:
-		if v.IsNil() {
-			return nil, nil
-		}
-		out := make([]any, v.Len())
-		for i := range v.Len() {
-			e, err := ty.full(v.Index(i))
-			if err != nil {
-				return nil, err
-			}
-			out[i] = e
-		}
-		return out, nil
-	case reflect.Map:
-		if v.IsNil() {
-			return nil, nil
-		}
-		out := make(map[string]any, v.Len())
-		iter := v.MapRange()
-		for iter.Next() {
-			e, err := ty.full(iter.Value())
-			if err != nil {
-				return nil, err
-			}
-			out[iter.Key().String()] = e
-		}
-		return out, nil
-	}
-	return encode(v.Interface())
-}
-
-func encode(v any) (any, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out any
-	err = json.Unmarshal(data, &out)
-	return out, err
 }
