@@ -31,7 +31,7 @@ func (ty *Type[T]) Configure(set func(T)) (*Configuration[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	d := differ{fields: ty.fields, unset: ty.unset}
+	d := differ{fields: ty.fields, unset: ty.unset, leaves: ty.leaves}
 	obj, _ := d.structure(a.Elem(), b.Elem(), ty.schema, "", false, true, nil)
 	if d.err != nil {
 		return nil, d.err
@@ -60,7 +60,15 @@ func (ty *Type[T]) run(set func(T), run int) (v reflect.Value, err error) {
 type differ struct {
 	fields map[reflect.Type][]field
 	unset  map[reflect.Type]any
+	leaves map[reflect.Type]bool
 	err    error
+}
+
+func (d *differ) isLeaf(t reflect.Type) bool {
+	if l, ok := d.leaves[t]; ok {
+		return l
+	}
+	return isLeaf(t)
 }
 
 func (d *differ) fail(path, reason string) {
@@ -75,7 +83,7 @@ func (d *differ) fail(path, reason string) {
 // empty (it is the target of a non-nil pointer, or a list-map key).
 func (d *differ) value(a, b reflect.Value, s *apischema.Schema, path string, whole, force bool) (any, bool) {
 	t := a.Type()
-	if isLeaf(t) {
+	if d.isLeaf(t) {
 		return d.leaf(a, b, path, whole, force)
 	}
 	switch t.Kind() {
@@ -131,6 +139,20 @@ func (d *differ) leaf(a, b reflect.Value, path string, whole, force bool) (any, 
 	}
 	if whole && !force && a.IsZero() {
 		return nil, false
+	}
+	if !d.isLeaf(a.Type()) {
+		switch a.Kind() {
+		case reflect.Bool:
+			return a.Bool(), true
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			return a.Int(), true
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32:
+			return int64(a.Uint()), true
+		case reflect.Float32, reflect.Float64:
+			return a.Float(), true
+		case reflect.String:
+			return a.String(), true
+		}
 	}
 	return jsonValue(a.Interface(), path, d)
 }

@@ -48,7 +48,7 @@ func (ty *Type[T]) ExtractSubresource(live T, manager, subresource string) (*Con
 		if err := json.Unmarshal(e.FieldsV1.Raw, &set); err != nil {
 			return nil, &ExtractError{Manager: manager, Reason: "fieldsV1: " + err.Error()}
 		}
-		p := projector{d: differ{fields: ty.fields, unset: ty.unset}}
+		p := projector{d: differ{fields: ty.fields, unset: ty.unset, leaves: ty.leaves}}
 		pv, _, err := p.value(v.Elem(), ty.schema, set, "")
 		if err != nil {
 			return nil, &ExtractError{Manager: manager, Reason: err.Error()}
@@ -84,7 +84,7 @@ func (p *projector) value(v reflect.Value, s *apischema.Schema, set map[string]a
 		return out, ok, p.d.err
 	}
 	t := v.Type()
-	if isLeaf(t) {
+	if p.d.isLeaf(t) {
 		out, ok := p.d.value(v, v, s, path, true, true)
 		return out, ok, p.d.err
 	}

@@ -58,7 +58,11 @@ func leafFill(t reflect.Type, run int) (reflect.Value, bool) {
 // at its first repetition (a nil pointer there).
 func (ty *Type[T]) fill(v reflect.Value, run int, visiting map[reflect.Type]bool) {
 	t := v.Type()
-	if isLeaf(t) {
+	leaf, known := ty.leaves[t]
+	if !known {
+		leaf = isLeaf(t)
+	}
+	if leaf {
 		if lv, ok := leafFill(t, run); ok {
 			v.Set(lv)
 		}

@@ -33,6 +33,8 @@ type Type[T any] struct {
 	// both runs (only lists and other fields without placeholders inside),
 	// that placeholder: a pointer to one that still holds it was not set.
 	unset map[reflect.Type]any
+	// leaves caches isLeaf for the types reachable from T.
+	leaves map[reflect.Type]bool
 }
 
 // field is one JSON property of a struct: its json name and the index
@@ -63,7 +65,7 @@ func TypeOf[T any]() (*Type[T], error) {
 			return nil, &TypeError{Type: t, Reason: "no schema for metadata", Cause: err}
 		}
 	}
-	ty := &Type[T]{elem: elem, schema: s, fields: map[reflect.Type][]field{}, unset: map[reflect.Type]any{}}
+	ty := &Type[T]{elem: elem, schema: s, fields: map[reflect.Type][]field{}, unset: map[reflect.Type]any{}, leaves: map[reflect.Type]bool{}}
 	ty.index(elem)
 	for t := range ty.fields {
 		a, b := reflect.New(t).Elem(), reflect.New(t).Elem()
@@ -78,6 +80,9 @@ func TypeOf[T any]() (*Type[T], error) {
 
 // index records the JSON fields of every struct reachable from t.
 func (ty *Type[T]) index(t reflect.Type) {
+	if _, seen := ty.leaves[t]; !seen {
+		ty.leaves[t] = isLeaf(t)
+	}
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
 		ty.index(t.Elem())

@@ -97,7 +97,8 @@ func (r *Resource[T]) apply(ctx context.Context, config any, opts ApplyOptions, 
 
 // ApplyMap turns an apply configuration into the JSON object Apply sends.
 // Maps and *unstructured.Unstructured are copied as they are (through
-// JSON, so the caller's value is never modified); other values
+// JSON, so the caller's value is never modified); an ApplyObjecter gives
+// its object (a copy of its own) as it is; other values
 // are encoded with encoding/json and then stripped of null values and of
 // objects left empty, so that unset pointers, empty structs and
 // "creationTimestamp": null do not claim ownership of fields.
@@ -121,7 +122,7 @@ func ApplyMap(config any) (map[string]any, error) {
 		if obj == nil {
 			return nil, invalid("nil apply configuration")
 		}
-		return copyJSON(obj)
+		return obj, nil
 	}
 	data, err := json.Marshal(config)
 	if err != nil {
