@@ -15,8 +15,9 @@ import (
 // agree: those set set, zero values included. What set puts in place
 // whole — a list, a struct or pointer literal, a new map entry — is taken
 // as encoding/json with omitempty would write it: its zero scalars, nil
-// pointers and empty lists and maps are not owned, except the key fields of
-// a list-map's elements (which a server-side apply must name).
+// pointers and empty lists and maps are not owned, except what the server
+// needs even when zero: the key fields of a list-map's elements and the
+// fields the schema requires.
 //
 // set must only write: it must not read a field before writing it, since
 // the values it would read are placeholders. A value that depends on them
@@ -192,8 +193,11 @@ func (d *differ) structure(a, b reflect.Value, s *apischema.Schema, path string,
 		if path != "" {
 			p = path + "." + f.name
 		}
-		key := slices.Contains(keys, f.name) && (fs == nil || fs.Default == nil)
-		if v, ok := d.value(a.FieldByIndex(f.index), b.FieldByIndex(f.index), fs, p, whole, key); ok {
+		// In a value put in place whole, a zero field is still sent when
+		// the server needs it: a list-map key without a default, a field
+		// the schema requires.
+		force := (slices.Contains(keys, f.name) && (fs == nil || fs.Default == nil)) || (whole && s != nil && slices.Contains(s.Required, f.name))
+		if v, ok := d.value(a.FieldByIndex(f.index), b.FieldByIndex(f.index), fs, p, whole, force); ok {
 			out[f.name] = v
 		}
 		if d.err != nil {

@@ -148,7 +148,43 @@ func TestConfigureCustomResources(t *testing.T) {
 	if got := configJSON(t, c); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
+	// A condition is put in place whole: its zero message is still sent,
+	// since the schema requires it; its zero observedGeneration is not.
+	c, err = cj.Configure(func(c *cronv1.CronJob) {
+		c.Name = "cj"
+		c.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Done", LastTransitionTime: metav1.Unix(1, 0)}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `{"metadata":{"name":"cj"},"status":{"conditions":[{"lastTransitionTime":"1970-01-01T00:00:01Z","message":"","reason":"Done","status":"True","type":"Ready"}]}}`
+	if got := configJSON(t, c); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
 	if _, err := apply.TypeOf[*apischematest.Sample](); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestATypeIsSharedByConcurrentCalls(t *testing.T) {
+	ty := deploymentType(t)
+	want, err := ty.Configure(func(d *appsv1.Deployment) { d.Name = "web"; d.Spec.Paused = false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 8)
+	for range 8 {
+		go func() {
+			c, err := ty.Configure(func(d *appsv1.Deployment) { d.Name = "web"; d.Spec.Paused = false })
+			if err == nil && !c.Equal(want) {
+				err = errors.New("configurations differ")
+			}
+			done <- err
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -33,8 +33,8 @@
 // wrote it, so the configuration is those fields, zero values included,
 // and nothing else. Values put in place whole (a list, a pointer or struct
 // literal, a new map entry) are owned as encoding/json with omitempty
-// would write them, plus the key fields of list-map elements, which the
-// server needs to tell elements apart. Lists start nil: assign or append
+// would write them, plus the fields the server needs even when zero: the
+// key fields of list-map elements and the fields the schema requires. Lists start nil: assign or append
 // to them, do not index them. The function must only write; a value that
 // depends on the placeholders it was given (a counter incremented, a name
 // suffixed) is a *SetError naming the field. The schema that says how the
