@@ -24,6 +24,9 @@ import (
 // is a *SetError naming its field, as is a panic in set (indexing a nil
 // list, for example: lists start nil, so assign or append to them).
 func (ty *Type[T]) Configure(set func(T)) (*Configuration[T], error) {
+	if set == nil {
+		return nil, &SetError{Reason: "nil function"}
+	}
 	a, err := ty.run(set, runA)
 	if err != nil {
 		return nil, err

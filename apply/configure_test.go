@@ -106,6 +106,7 @@ func TestConfigureRefusesFunctionsThatRead(t *testing.T) {
 		{"indexing a list that starts nil", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "x" }, ""},
 		{"adding to an atomic map", func(d *appsv1.Deployment) { d.Spec.Template.Spec.NodeSelector["disk"] = "ssd" }, "spec.template.spec.nodeSelector"},
 		{"a string built from the one given", func(d *appsv1.Deployment) { d.Name += "-x" }, "metadata.name"},
+		{"no function", nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -113,7 +113,11 @@ func collectFields(t reflect.Type, prefix []int, out *[]field) {
 		name, _, _ := strings.Cut(tag, ",")
 		idx := append(append([]int(nil), prefix...), i)
 		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-			collectFields(f.Type, idx, out)
+			if f.IsExported() {
+				collectFields(f.Type, idx, out)
+			}
+			// The fields of an unexported embedded struct cannot be set
+			// by reflection: they are left out.
 			continue
 		}
 		if !f.IsExported() {
