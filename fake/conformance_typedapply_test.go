@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/apischema"
 	"github.com/kubego/kubego/apply"
@@ -140,16 +141,26 @@ func typedApplySteadyState(e *env) {
 // Deployment; each one's Extract holds its own and nothing of the other's.
 func typedApplySharedLists(e *env) {
 	deploys := kclient.Typed[*appsv1.Deployment](e.typedClient()).Namespace(e.ns)
+	owner := e.configMap("owner", nil, nil)
 	_, err := deploys.ApplyFunc(e.ctx, func(d *appsv1.Deployment) {
 		webDeployment(d)
 		d.Labels["owner-a"] = "yes"
+		d.Finalizers = []string{"example.com/a"}
+		d.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID}}
 	}, kclient.ApplyOptions{FieldManager: "a"})
 	must(e, err)
 	sidecar := func(d *appsv1.Deployment) {
 		d.Name = "web"
 		d.Labels["owner-b"] = "yes"
+		d.Finalizers = []string{"example.com/b"}
 		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "sidecar", Image: "registry.example/sidecar:1"}}
 	}
+	// The finalizers would keep the Deployment after its namespace is
+	// deleted: the last step removes them.
+	defer func() {
+		_, err := deploys.Patch(e.ctx, "web", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+		must(e, err)
+	}()
 	live, err := deploys.ApplyFunc(e.ctx, sidecar, kclient.ApplyOptions{FieldManager: "b"})
 	must(e, err)
 	if n := len(live.Spec.Template.Spec.Containers); n != 2 {
@@ -163,6 +174,15 @@ func typedApplySharedLists(e *env) {
 	must(e, err)
 	av, _ := a.Value()
 	bv, _ := b.Value()
+	if len(live.Finalizers) != 2 || len(live.OwnerReferences) != 1 {
+		e.Fatalf("finalizers %v, owner references %v", live.Finalizers, live.OwnerReferences)
+	}
+	if fs := av.Finalizers; len(fs) != 1 || fs[0] != "example.com/a" || len(av.OwnerReferences) != 1 || av.OwnerReferences[0].UID != owner.UID {
+		e.Fatalf("a extracted %s", jsonOf(e, a))
+	}
+	if fs := bv.Finalizers; len(fs) != 1 || fs[0] != "example.com/b" || len(bv.OwnerReferences) != 0 {
+		e.Fatalf("b extracted %s", jsonOf(e, b))
+	}
 	if cs := av.Spec.Template.Spec.Containers; len(cs) != 1 || cs[0].Name != "app" || av.Labels["owner-b"] != "" || av.Labels["owner-a"] != "yes" {
 		e.Fatalf("a extracted %s", jsonOf(e, a))
 	}
