@@ -76,6 +76,11 @@ func TestConfigureOwnsExactlyTheFieldsSet(t *testing.T) {
 			d.Spec.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
 			d.Spec.Strategy.RollingUpdate.MaxSurge = ptr(intstr.FromInt32(0))
 		}, `{"metadata":{"name":"web"},"spec":{"strategy":{"rollingUpdate":{"maxSurge":0},"type":"RollingUpdate"}}}`},
+		{"an empty list assigned is owned empty, a nil one is not owned", func(d *appsv1.Deployment) {
+			d.Name = "web"
+			d.Spec.Template.Spec.Tolerations = []corev1.Toleration{}
+			d.Spec.Template.Spec.Volumes = nil
+		}, `{"metadata":{"name":"web"},"spec":{"template":{"spec":{"tolerations":[]}}}}`},
 		{"metadata lists and owner references", func(d *appsv1.Deployment) {
 			d.Name, d.Namespace = "web", "ns"
 			d.Finalizers = []string{"example.com/f"}
