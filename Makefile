@@ -7,7 +7,7 @@ FUZZTIME ?= 5s
 TEST_TIMEOUT ?= 60m
 COMPAT_VERSIONS ?= 1.34 1.35 1.36 1.37
 
-.PHONY: test-kubectl test demo demo-intro dev controlplane unit fuzz vet bench bench-priority test-faults soak compat test-portforward bench-streams test-sharding bench-sharding
+.PHONY: test-kubectl test demo demo-intro dev controlplane unit fuzz vet bench bench-priority test-faults soak compat test-portforward bench-streams test-sharding bench-sharding test-loaded
 
 ## test: vet, build the control plane if needed, run every test with -race
 ## (unit and integration), run each fuzz target briefly, vet and unit-test
@@ -16,6 +16,12 @@ test: vet controlplane
 	$(GO) test -race -timeout $(TEST_TIMEOUT) ./...
 	FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh
 	cd bench && $(GO) vet ./... && $(GO) test -race ./...
+
+## test-loaded: make test while CPU hogs (nice 19) keep the load average at
+## 8 or more (LOAD_TARGET), printing load samples and the result; see
+## hack/test-loaded.sh for its knobs. About 30 minutes on 2 cores.
+test-loaded:
+	LOAD_TARGET=$(LOAD_TARGET) bash hack/test-loaded.sh $(MAKE) test
 
 ## demo: start a local control plane, run the demo against it, stop. With
 ## DEMO_KUBECONFIG=path it runs against that cluster instead (kind,

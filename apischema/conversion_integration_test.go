@@ -20,7 +20,7 @@ import (
 	"github.com/kubego/kubego/testenv"
 	"github.com/kubego/kubego/webhook"
 	"github.com/kubego/kubego/webhook/admission"
-	"github.com/kubego/kubego/webhook/certs"
+	"github.com/kubego/kubego/certs"
 )
 
 // A definition of two versions built from their Go types, with its

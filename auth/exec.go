@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/internal/defaultlog"
+	"github.com/kubego/kubego/internal/secret"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -61,7 +62,12 @@ type ExecOptions struct {
 // through GetClientCertificate. It is safe for concurrent use; at most one
 // run is in flight at a time.
 type Exec struct {
+	// cfg is the validated configuration without the values of its
+	// variables, which env holds in the same order: fmt prints an
+	// ExecConfig redacted only where it can call its methods, never from
+	// an unexported field. opts.Config is cleared.
 	cfg  ExecConfig
+	env  []secret.Value
 	opts ExecOptions
 
 	sem chan struct{} // held while running the plugin
@@ -93,13 +99,33 @@ func NewExec(opts ExecOptions) (*Exec, error) {
 		stdin := opts.Stdin
 		opts.Terminal = func() bool { return isTerminal(stdin) }
 	}
-	return &Exec{cfg: cfg, opts: opts, sem: make(chan struct{}, 1)}, nil
+	opts.Config = ExecConfig{}
+	e := &Exec{opts: opts, sem: make(chan struct{}, 1)}
+	e.cfg, e.env = cfg, make([]secret.Value, len(cfg.Env))
+	e.cfg.Env = make([]EnvVar, len(cfg.Env))
+	for i, v := range cfg.Env {
+		e.cfg.Env[i], e.env[i] = EnvVar{Name: v.Name}, secret.New(v.Value)
+	}
+	return e, nil
 }
 
 // Config returns the plugin configuration (with defaults applied). The
 // caller may modify the copy; slices are shared with the Exec, so copy them
 // before changing their elements.
-func (e *Exec) Config() ExecConfig { return e.cfg }
+func (e *Exec) Config() ExecConfig {
+	c := e.cfg
+	c.Env = e.envVars()
+	return c
+}
+
+// envVars returns the configured variables with their values.
+func (e *Exec) envVars() []EnvVar {
+	out := make([]EnvVar, len(e.cfg.Env))
+	for i, v := range e.cfg.Env {
+		out[i] = EnvVar{Name: v.Name, Value: e.env[i].Reveal()}
+	}
+	return out
+}
 
 // Runs reports how many times the plugin has been run.
 func (e *Exec) Runs() int {
@@ -153,7 +179,7 @@ func (e *Exec) token(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return c.token, nil
+	return c.token.Reveal(), nil
 }
 
 // refresh re-runs the plugin after used was rejected, unless another caller
@@ -166,8 +192,8 @@ func (e *Exec) refresh(ctx context.Context, used string) (string, error) {
 	e.mu.Lock()
 	cur := e.cur
 	e.mu.Unlock()
-	if cur != nil && cur.token != used {
-		return cur.token, nil
+	if cur != nil && cur.token.Reveal() != used {
+		return cur.token.Reveal(), nil
 	}
 	c, err := e.run(ctx)
 	if err != nil {
@@ -177,7 +203,7 @@ func (e *Exec) refresh(ctx context.Context, used string) (string, error) {
 		e.opts.Logger.Warn("exec credential plugin failed after a 401; returning the 401", "command", e.cfg.Command, "err", err)
 		return "", err
 	}
-	return c.token, nil
+	return c.token.Reveal(), nil
 }
 
 // WrapTransport implements rest.Authenticator through rest.BearerAuth:
@@ -231,7 +257,7 @@ func (e *Exec) run(ctx context.Context) (*credential, error) {
 		return nil, e.errorf(err, nil, 0)
 	}
 	env := append([]string(nil), e.opts.Environ()...)
-	for _, v := range e.cfg.Env {
+	for _, v := range e.envVars() {
 		env = append(env, v.Name+"="+v.Value)
 	}
 	env = append(env, "KUBERNETES_EXEC_INFO="+execInfo(e.cfg, interactive))
@@ -293,13 +319,13 @@ func (e *Exec) redact(s string) string {
 		return ""
 	}
 	var secrets []string
-	for _, v := range e.cfg.Env {
+	for _, v := range e.envVars() {
 		secrets = append(secrets, v.Value)
 	}
 	secrets = append(secrets, e.cfg.Args...)
 	e.mu.Lock()
 	if e.cur != nil {
-		secrets = append(secrets, e.cur.token)
+		secrets = append(secrets, e.cur.token.Reveal())
 	}
 	e.mu.Unlock()
 	for _, v := range secrets {

@@ -53,7 +53,8 @@ type ExecConfig struct {
 
 // EnvVar is one environment variable for a plugin. Its Value may be a
 // secret (a cloud access key): printing an EnvVar, or an ExecConfig
-// holding it, with fmt (%v, %+v, %#v …) or log/slog shows its Name only.
+// holding it, with fmt (%v, %+v, %#v …), log/slog or encoding/json shows
+// its Name only.
 type EnvVar struct {
 	Name  string
 	Value string
@@ -70,6 +71,12 @@ func (e EnvVar) Format(f fmt.State, verb rune) { _, _ = io.WriteString(f, e.Stri
 
 // LogValue makes log/slog print String.
 func (e EnvVar) LogValue() slog.Value { return slog.StringValue(e.String()) }
+
+// MarshalJSON encodes the name with the value redacted, so encoding/json
+// (a JSON log, a debug dump) does not carry it either.
+func (e EnvVar) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct{ Name, Value string }{e.Name, "<redacted>"})
+}
 
 // ExecCluster is the cluster information given to a plugin, in the
 // ExecCredential wire format.

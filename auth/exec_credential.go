@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/kubego/kubego/internal/secret"
 )
 
 // execCredential is the ExecCredential object, in both v1 and v1beta1 (the
@@ -31,7 +33,7 @@ type execStatus struct {
 
 // credential is what a plugin run produced.
 type credential struct {
-	token  string
+	token  secret.Value
 	cert   *tls.Certificate
 	expiry time.Time // zero: never expires
 }
@@ -64,11 +66,11 @@ func parseCredential(out []byte, apiVersion string) (*credential, error) {
 	if st == nil {
 		return nil, fmt.Errorf("%w: no status", ErrExecOutput)
 	}
-	c := &credential{token: st.Token}
+	c := &credential{token: secret.New(st.Token)}
 	if st.ExpirationTimestamp != nil {
 		c.expiry = *st.ExpirationTimestamp
 	}
-	if !validToken(c.token) {
+	if !validToken(st.Token) {
 		return nil, fmt.Errorf("%w: status.token: %w", ErrExecOutput, ErrInvalidToken)
 	}
 	switch {
@@ -83,7 +85,7 @@ func parseCredential(out []byte, apiVersion string) (*credential, error) {
 	case st.ClientKeyData != "":
 		return nil, fmt.Errorf("%w: status.clientKeyData without clientCertificateData", ErrExecOutput)
 	}
-	if c.token == "" && c.cert == nil {
+	if st.Token == "" && c.cert == nil {
 		return nil, fmt.Errorf("%w: status has neither a token nor a client certificate", ErrExecOutput)
 	}
 	return c, nil

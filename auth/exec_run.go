@@ -3,10 +3,14 @@ package auth
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 )
 
@@ -30,6 +34,29 @@ type Command struct {
 	// (for prompts); the runner captures it for error messages either way.
 	Stderr io.Writer
 }
+
+// String describes c with the values of its environment left out (they
+// hold the plugin's configured secrets): the path, the arguments and the
+// names of the variables.
+func (c Command) String() string {
+	names := make([]string, len(c.Env))
+	for i, kv := range c.Env {
+		names[i], _, _ = strings.Cut(kv, "=")
+	}
+	return fmt.Sprintf("auth.Command{Path: %q, Args: %q, Env: %q (values redacted)}", c.Path, c.Args, names)
+}
+
+// GoString is like String.
+func (c Command) GoString() string { return c.String() }
+
+// Format makes every fmt verb print String.
+func (c Command) Format(f fmt.State, verb rune) { _, _ = io.WriteString(f, c.String()) }
+
+// LogValue makes log/slog print String.
+func (c Command) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// MarshalJSON encodes String as a JSON string.
+func (c Command) MarshalJSON() ([]byte, error) { return json.Marshal(c.String()) }
 
 // Runner runs a plugin command until it exits or ctx ends, returning its
 // stdout and (the end of) its stderr. A command that cannot be found must

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubego/kubego/apply"
+	"github.com/kubego/kubego/informer"
 )
 
 // ApplyObjecter is an apply configuration that knows its JSON object, as
@@ -26,7 +27,7 @@ type applyTypeOnce struct {
 // ApplyType returns the apply.Type of T, built on first use and kept by c
 // for its lifetime (building one reads T's schema; configuring with it is
 // cheap). It fails with apply's *TypeError when T cannot be applied.
-func ApplyType[T Object](c *Client) (*apply.Type[T], error) {
+func ApplyType[T informer.Object](c *Client) (*apply.Type[T], error) {
 	v, _ := c.applyTypes.LoadOrStore(reflect.TypeFor[T](), &applyTypeOnce{})
 	o := v.(*applyTypeOnce)
 	o.once.Do(func() { o.ty, o.err = apply.TypeOf[T]() })

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -130,7 +131,7 @@ func TestKindOf(t *testing.T) {
 	u.SetKind("Gadget")
 	tests := []struct {
 		name    string
-		obj     client.Object
+		obj     informer.Object
 		want    schema.GroupVersionKind
 		unknown bool
 	}{

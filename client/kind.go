@@ -7,6 +7,25 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// KindResolver finds the kind of an object's Go type without asking the
+// server: what owner references, Events and the kinds of a controller's
+// sources need. A *Client is one (KindOf); so is anything with that
+// method, such as a scheme adapter in tests. KindOf returns an error when
+// the type cannot be mapped to a kind at all; it must be safe for
+// concurrent use.
+type KindResolver interface {
+	KindOf(obj runtime.Object) (schema.GroupVersionKind, error)
+}
+
+// ResourceKindResolver is a KindResolver that also maps a resource to its
+// kind without the server (KindForResource). A *Client is one; a
+// controller whose For source is metadata-only finds its Owns sources'
+// owner kind through it.
+type ResourceKindResolver interface {
+	KindResolver
+	KindForResource(gvr schema.GroupVersionResource) (schema.GroupVersionKind, error)
+}
+
 // KindOf returns the group, version and kind of obj as far as the client
 // knows them without asking the server: obj's own apiVersion and kind when
 // both are set (as on an *unstructured.Unstructured), else those of its Go

@@ -18,12 +18,14 @@ import (
 // call with exactly the given options, server errors as
 // *apierrors.StatusError, and the watch's Err method saying why it ended.
 // A listed item of another Go type than T (a server answering with another
-// kind) fails the List with an *informer.TypeError.
+// kind) fails the List with an *informer.TypeError. It is
+// informer.Namespaced: an informer over it refuses objects from outside
+// r's namespace.
 func (r *Resource[T]) ListerWatcher() informer.ListerWatcher[T] {
 	return listerWatcher[T]{k: r.k}
 }
 
-type listerWatcher[T Object] struct{ k core }
+type listerWatcher[T informer.Object] struct{ k core }
 
 func (l listerWatcher[T]) List(ctx context.Context, opts metav1.ListOptions) (informer.ListResult[T], error) {
 	items, lm, err := listAs[T](ctx, l.k, opts)
@@ -36,6 +38,10 @@ func (l listerWatcher[T]) List(ctx context.Context, opts metav1.ListOptions) (in
 func (l listerWatcher[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	return l.WatchHinted(ctx, opts, codec.Hints{})
 }
+
+// Namespace is the namespace listed and watched ("" for all): the
+// informer refuses objects of any other (see informer.Namespaced).
+func (l listerWatcher[T]) Namespace() string { return l.k.ns }
 
 // WatchHinted is Watch following the informer's hints: protobuf events for
 // objects the informer already holds at the same resourceVersion are not
@@ -145,3 +151,6 @@ func (l objectLW) List(ctx context.Context, opts metav1.ListOptions) (informer.L
 func (l objectLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	return l.WatchHinted(ctx, opts, codec.Hints{})
 }
+
+// Namespace is the target's namespace (see informer.Namespaced).
+func (l objectLW) Namespace() string { return l.k.ns }

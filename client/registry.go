@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/informer"
 )
 
 // Registry maps the Go types of custom resources to their resources. The
@@ -24,7 +26,7 @@ func NewRegistry() *Registry { return &Registry{} }
 // Registering a type again replaces the earlier mapping.
 //
 //	client.Register[*v1.Widget](reg, schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}, true)
-func Register[T Object](r *Registry, gvr schema.GroupVersionResource, namespaced bool) {
+func Register[T informer.Object](r *Registry, gvr schema.GroupVersionResource, namespaced bool) {
 	t := reflect.TypeFor[T]()
 	name := t.Name()
 	if t.Kind() == reflect.Pointer {
@@ -34,7 +36,7 @@ func Register[T Object](r *Registry, gvr schema.GroupVersionResource, namespaced
 }
 
 // RegisterMapping maps Go type T to m.
-func RegisterMapping[T Object](r *Registry, m Mapping) {
+func RegisterMapping[T informer.Object](r *Registry, m Mapping) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {

@@ -9,20 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/rest"
 )
 
-// Object is what Resource works with: a pointer to an API object type with
-// metadata (*corev1.Pod, a CRD Go type, *unstructured.Unstructured,
-// *metav1.PartialObjectMetadata).
-type Object interface {
-	runtime.Object
-	metav1.Object
-}
-
 // List is one page of a LIST: the list's metadata (resourceVersion,
 // continue token, remaining item count) and its items, owned by the caller.
-type List[T Object] struct {
+type List[T informer.Object] struct {
 	metav1.ListMeta
 	Items []T
 }
@@ -36,7 +29,7 @@ type List[T Object] struct {
 // resource, *ScopeError when the namespace does not fit the resource's
 // scope, and *apierrors.StatusError (test with apierrors.IsNotFound,
 // IsConflict, …) for what the server refuses.
-type Resource[T Object] struct {
+type Resource[T informer.Object] struct {
 	k core
 }
 
@@ -45,14 +38,14 @@ type Resource[T Object] struct {
 // Client's Registry, the table of built-in kinds, and the Client's Mapper
 // (discovery) for types its scheme knows. Typed never fails: a T that cannot
 // be mapped makes every call return *UnknownTypeError.
-func Typed[T Object](c *Client) *Resource[T] {
+func Typed[T informer.Object](c *Client) *Resource[T] {
 	return &Resource[T]{k: core{c: c, ti: c.typeOf(reflect.TypeFor[T]())}}
 }
 
 // TypedMapping returns the client of the resource m for Go type T, bypassing
 // lookup. This is how *unstructured.Unstructured and
 // *metav1.PartialObjectMetadata clients name their resource.
-func TypedMapping[T Object](c *Client, m Mapping) *Resource[T] {
+func TypedMapping[T informer.Object](c *Client, m Mapping) *Resource[T] {
 	return &Resource[T]{k: core{c: c, ti: c.typeOf(reflect.TypeFor[T]()), explicit: &m}}
 }
 
@@ -86,7 +79,7 @@ func (r *Resource[T]) DiscardResults() *Resource[T] {
 	return &out
 }
 
-func cast[T Object](o runtime.Object, err error) (T, error) {
+func cast[T informer.Object](o runtime.Object, err error) (T, error) {
 	var zero T
 	if err != nil || o == nil {
 		return zero, err

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubego/kubego/backoff"
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -129,20 +130,16 @@ func TestConfigMapEveryVerb(t *testing.T) {
 	if err := cms.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	kubegotest.Eventually(ctx, t, func(ctx context.Context) error {
 		left, err := cms.List(ctx, metav1.ListOptions{})
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-		if len(left.Items) == 0 {
-			break
+		if len(left.Items) != 0 {
+			return fmt.Errorf("%d configmaps left after DeleteCollection", len(left.Items))
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d configmaps left after DeleteCollection", len(left.Items))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func TestDeploymentStatusAndScale(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
 )
 
@@ -27,7 +28,7 @@ type engagement struct {
 
 // binder returns the binder of sources on factory (nil: templates, only
 // checked) with kinds.
-func (c *Controller) binder(factory *informer.Factory, kinds KindResolver) *binder {
+func (c *Controller) binder(factory *informer.Factory, kinds client.KindResolver) *binder {
 	return &binder{
 		factory: factory,
 		scheme:  c.opts.Scheme,
@@ -102,7 +103,7 @@ func (c *Controller) bindHost(factory *informer.Factory) ([]source, error) {
 // name engaged already; ErrStopped once Start has returned; or a source's
 // bind error (as New's: ErrUnknownKind, *informer.OptionsConflictError).
 // It is safe for concurrent use.
-func (c *Controller) Engage(name string, factory *informer.Factory, kinds KindResolver) error {
+func (c *Controller) Engage(name string, factory *informer.Factory, kinds client.KindResolver) error {
 	switch {
 	case !c.opts.MultiCluster:
 		return fmt.Errorf("controller %s: Engage: %w", c.name, invalid("not a MultiCluster controller"))
@@ -299,8 +300,8 @@ func (e *engagement) hasSynced() bool {
 
 // resourceKind returns the group/kind served as gvr, the For resource of a
 // ForMetadata source, from kinds when it maps resources.
-func resourceKind(kinds KindResolver, gvr schema.GroupVersionResource) (schema.GroupKind, error) {
-	rk, ok := kinds.(ResourceKindResolver)
+func resourceKind(kinds client.KindResolver, gvr schema.GroupVersionResource) (schema.GroupKind, error) {
+	rk, ok := kinds.(client.ResourceKindResolver)
 	if !ok {
 		return schema.GroupKind{}, fmt.Errorf("%w: the For source is ForMetadata(%s) and Options.Kinds cannot map resources; set Owns.OwnerKind", ErrUnknownKind, gvr)
 	}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/internal/defaultlog"
@@ -104,7 +105,7 @@ type Options struct {
 	// client does not know fails New instead of Start. A *client.Client
 	// implements it; manager.Manager.NewController sets the Manager's. Nil
 	// means Scheme alone, and an unknown type fails only at Start.
-	Kinds KindResolver
+	Kinds client.KindResolver
 	// Scheme finds the kind of the For type for Owns sources when Kinds
 	// is nil or does not know it. Nil means scheme.Default() (the built-in
 	// kinds).

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
 )
 
@@ -124,7 +125,7 @@ func TestOwnsOfAMetadataForSourceFindsTheOwnerKindFromItsResource(t *testing.T) 
 	}}
 	tests := []struct {
 		name      string
-		kinds     KindResolver
+		kinds     client.KindResolver
 		forGVR    schema.GroupVersionResource
 		ownerKind schema.GroupKind
 		want      schema.GroupKind

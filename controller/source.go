@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
 )
 
@@ -75,7 +76,7 @@ func (s For[T]) newSource() source {
 // Read the objects with informer.NewMetadataReader on the same host.
 //
 // Owns sources of a Controller whose For source is ForMetadata find the
-// owner kind from Resource when Options.Kinds is a ResourceKindResolver
+// owner kind from Resource when Options.Kinds is a client.ResourceKindResolver
 // (a Manager's client is); otherwise they must set Owns.OwnerKind.
 type ForMetadata struct {
 	// Resource is the watched resource; required.
@@ -170,24 +171,7 @@ type binder struct {
 	// forKind is the group/kind of the For source, resolved lazily.
 	forKind func() (schema.GroupKind, error)
 	// kinds, when set, checks that a source's type can be mapped.
-	kinds KindResolver
-}
-
-// KindResolver finds the kind of an object's Go type without asking the
-// server. *client.Client implements it. KindOf returns an error when the
-// type cannot be mapped to a resource at all; it must be safe for
-// concurrent use.
-type KindResolver interface {
-	KindOf(obj runtime.Object) (schema.GroupVersionKind, error)
-}
-
-// ResourceKindResolver is a KindResolver that also maps a resource to its
-// kind without the server. With one as Options.Kinds, Owns sources of a
-// Controller whose For source is ForMetadata find the owner kind from the
-// For resource. A *client.Client implements it.
-type ResourceKindResolver interface {
-	KindResolver
-	KindForResource(gvr schema.GroupVersionResource) (schema.GroupVersionKind, error)
+	kinds client.KindResolver
 }
 
 // kindSource is every Source: an informer of T plus a mapping to Requests.
@@ -424,7 +408,7 @@ func zeroOf(t reflect.Type) runtime.Object {
 
 // kindOf returns the group/kind of Go type t, from kinds (when set) or
 // else from sch.
-func kindOf(kinds KindResolver, sch *runtime.Scheme, t reflect.Type) (schema.GroupKind, error) {
+func kindOf(kinds client.KindResolver, sch *runtime.Scheme, t reflect.Type) (schema.GroupKind, error) {
 	obj := zeroOf(t)
 	if obj == nil {
 		return schema.GroupKind{}, fmt.Errorf("%w: %s is not a pointer to an object", ErrUnknownKind, t)

@@ -1,7 +1,9 @@
 package fake_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -400,22 +403,26 @@ func applyAfterDefinitionUpdate(e *env) {
 		return &u, err
 	}
 	// kube-apiserver takes the new schema shortly after the update.
-	deadline := time.Now().Add(10 * time.Second)
-	for i := 0; ; i++ {
+	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+	defer cancel()
+	i := 0
+	err := kubegotest.Poll(ctx, func(context.Context) error {
 		name := "c" + string(rune('a'+i%26))
-		_, err := apply(name, "alice", "a")
-		must(e, err)
+		i++
+		if _, err := apply(name, "alice", "a"); err != nil {
+			return err
+		}
 		u, err := apply(name, "bob", "b")
-		if err == nil {
-			got, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "tags")
-			if slices.Equal(got, []string{"a", "b"}) {
-				return
-			}
+		if err != nil {
+			return err
 		}
-		if time.Now().After(deadline) {
-			e.Fatalf("the set list is still merged as atomic: %v", err)
+		if got, _, _ := unstructured.NestedStringSlice(u.Object, "spec", "tags"); !slices.Equal(got, []string{"a", "b"}) {
+			return fmt.Errorf("tags %v after two managers applied a and b", got)
 		}
-		time.Sleep(200 * time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		e.Fatalf("the set list is still merged as atomic: %v", err)
 	}
 }
 

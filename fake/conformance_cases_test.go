@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -758,16 +760,13 @@ func conformanceCases() []conformanceCase {
 		{"CustomResourceGroupVersionGetsAnAPIService", func(e *env) {
 			e.gadgets()
 			var u unstructured.Unstructured
-			deadline := time.Now().Add(20 * time.Second)
-			for {
-				err := e.c.Get().AbsPath("/apis/apiregistration.k8s.io/v1/apiservices", "v1."+widgetGroup).Do(e.ctx).Into(&u)
-				if err == nil {
-					break
-				}
-				if !apierrors.IsNotFound(err) || time.Now().After(deadline) {
-					e.Fatalf("APIService v1.%s: %v", widgetGroup, err)
-				}
-				time.Sleep(100 * time.Millisecond)
+			ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+			defer cancel()
+			err := kubegotest.Poll(ctx, func(ctx context.Context) error {
+				return e.c.Get().AbsPath("/apis/apiregistration.k8s.io/v1/apiservices", "v1."+widgetGroup).Do(ctx).Into(&u)
+			})
+			if err != nil {
+				e.Fatalf("APIService v1.%s: %v", widgetGroup, err)
 			}
 			spec, _, _ := unstructured.NestedMap(u.Object, "spec")
 			want := map[string]any{"group": widgetGroup, "version": "v1", "groupPriorityMinimum": int64(1000), "versionPriority": int64(100)}

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubego/kubego/fake"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -343,16 +344,10 @@ func (e *env) serveCRD(crd map[string]any, plural string) func(verb string) *res
 	req := func(verb string) *rest.Request {
 		return e.c.Verb(verb).Group(widgetGroup).Version("v1").Namespace(e.ns).Resource(plural)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		err := req(http.MethodGet).Do(e.ctx).Error()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			e.Fatalf("CRD not served: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+	defer cancel()
+	if err := kubegotest.Poll(ctx, func(ctx context.Context) error { return req(http.MethodGet).Do(ctx).Error() }); err != nil {
+		e.Fatalf("CRD not served: %v", err)
 	}
 	return req
 }

@@ -10,7 +10,30 @@
 //
 // Config starts a TLS listener on loopback (HTTP/2, a throw-away CA in the
 // returned Config). The Server is also a plain http.Handler that can be
-// mounted anywhere. Like kube-apiserver, a new server holds the namespaces
+// mounted anywhere.
+//
+// # In process, in fake time
+//
+// InProcessConfig is the other way in: its Config's requests are served by
+// the Server in the calling process, with no listener, socket or TLS,
+// watches streamed and a closed body or cancelled context ending the
+// server's side of the request. Since nothing waits on the network, a test
+// can run clients, informers, controllers and a whole manager.Manager
+// (with its probe and metrics addresses left empty) inside a
+// testing/synctest bubble, where time.Sleep, timers and every clock.Real
+// reading are fake: an hour of leases, requeues and backoff passes in
+// milliseconds. Create the Server inside the bubble and close it there:
+//
+//	synctest.Test(t, func(t *testing.T) {
+//		srv := fake.NewServer(fake.Options{}, objects...)
+//		defer srv.Close()
+//		mgr, err := manager.New(manager.Options{Config: srv.InProcessConfig()})
+//		...
+//		time.Sleep(time.Hour) // fake time: returns at once
+//		synctest.Wait()       // until every goroutine is idle again
+//	})
+//
+// Package kubegotest has helpers for such tests (Start, Settle). Like kube-apiserver, a new server holds the namespaces
 // default, kube-system, kube-public and kube-node-lease, and an APIService
 // (apiregistration.k8s.io/v1, available and local, with kube-apiserver's
 // priorities) for each group-version it serves; a CustomResourceDefinition

@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	kclient "github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -40,16 +42,12 @@ func TestServesTheGenericClientAndAnInformer(t *testing.T) {
 	if _, err := pods.Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "new"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if len(inf.Lister().List(labels.Everything())) == 2 {
-			break
+	kubegotest.Eventually(ctx, t, func(context.Context) error {
+		if n := len(inf.Lister().List(labels.Everything())); n != 2 {
+			return fmt.Errorf("the informer holds %d pods, want the seed and the created one", n)
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("informer never saw the created pod")
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+		return nil
+	})
 	cancel()
 	<-done
 }

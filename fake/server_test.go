@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -95,29 +96,43 @@ func TestFailNextFailsExactlyNMatchingRequests(t *testing.T) {
 	}
 }
 
+// In fake time: the delayed request waits exactly until its context ends.
 func TestDelayAddsLatencyUntilRemoved(t *testing.T) {
-	srv := fake.NewServer(fake.Options{})
-	defer srv.Close()
-	cfg := srv.Config()
-	cfg.MaxRetries = -1
-	c, err := rest.NewClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := ctxT(t)
-	remove := srv.Delay(fake.Match{Verb: "list", Resource: "namespaces"}, time.Hour)
-	if err := c.Get().Resource("configmaps").Do(ctx).Error(); err != nil {
-		t.Fatalf("non-matching request: %v", err)
-	}
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
-	if err := c.Get().Resource("namespaces").Do(short).Error(); err == nil {
-		t.Fatal("delayed request finished within 50ms")
-	}
-	remove()
-	if err := c.Get().Resource("namespaces").Do(ctx).Error(); err != nil {
-		t.Fatalf("after remove: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewServer(fake.Options{})
+		defer srv.Close()
+		cfg := srv.InProcessConfig()
+		cfg.MaxRetries = -1
+		c, err := rest.NewClient(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := t.Context()
+		remove := srv.Delay(fake.Match{Verb: "list", Resource: "namespaces"}, time.Hour)
+		start := time.Now()
+		if err := c.Get().Resource("configmaps").Do(ctx).Error(); err != nil {
+			t.Fatalf("non-matching request: %v", err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("non-matching request took %s of fake time, want no delay", d)
+		}
+		short, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		if err := c.Get().Resource("namespaces").Do(short).Error(); err == nil {
+			t.Fatal("delayed request finished within its 1m context")
+		}
+		if d := time.Since(start); d != time.Minute {
+			t.Errorf("delayed request ended after %s of fake time, want its context's 1m", d)
+		}
+		remove()
+		start = time.Now()
+		if err := c.Get().Resource("namespaces").Do(ctx).Error(); err != nil {
+			t.Fatalf("after remove: %v", err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("request after remove took %s of fake time, want no delay", d)
+		}
+	})
 }
 
 func TestContinueTokenOlderThanHistoryIsExpired(t *testing.T) {
@@ -162,25 +177,36 @@ func TestListAtFutureResourceVersionIsTooLarge(t *testing.T) {
 	}
 }
 
+// In fake time, with the default one-minute interval.
 func TestPeriodicBookmarksCarryTheCurrentResourceVersion(t *testing.T) {
-	srv := fake.NewServer(fake.Options{BookmarkInterval: 20 * time.Millisecond})
-	defer srv.Close()
-	for _, ct := range []rest.ContentType{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
-		c, ctx := client(t, srv, ct), ctxT(t)
-		w, err := c.Get().Namespace("default").Resource("pods").Param("resourceVersion", "0").Param("allowWatchBookmarks", "true").
-			Watch(ctx, func() runtime.Object { return &corev1.Pod{} })
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = srv.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "c" + ct.String()}})
-		want := srv.ResourceVersion()
-		for ev := range w.ResultChan() {
-			if ev.Type == watch.Bookmark && ev.Object.(*corev1.Pod).ResourceVersion == itoa(want) {
-				break
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewServer(fake.Options{})
+		defer srv.Close()
+		for _, ct := range []rest.ContentType{rest.ContentTypeJSON, rest.ContentTypeProtobuf} {
+			cfg := srv.InProcessConfig()
+			cfg.ContentType = ct
+			c, err := rest.NewClient(cfg)
+			if err != nil {
+				t.Fatal(err)
 			}
+			w, err := c.Get().Namespace("default").Resource("pods").Param("resourceVersion", "0").Param("allowWatchBookmarks", "true").
+				Watch(t.Context(), func() runtime.Object { return &corev1.Pod{} })
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = srv.Add(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "c" + ct.String()}})
+			want := srv.ResourceVersion()
+			start := time.Now()
+			ev := <-w.ResultChan()
+			if ev.Type != watch.Bookmark || ev.Object.(*corev1.Pod).ResourceVersion != itoa(want) {
+				t.Fatalf("%s: first event %s, want a BOOKMARK at resourceVersion %d", ct, ev.Type, want)
+			}
+			if d := time.Since(start); d != time.Minute {
+				t.Errorf("%s: bookmark after %s of fake time, want the 1m interval", ct, d)
+			}
+			w.Stop()
 		}
-		w.Stop()
-	}
+	})
 }
 
 func itoa(v uint64) string { b, _ := json.Marshal(v); return string(b) }

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubego/kubego/manager"
+	"github.com/kubego/kubego/leaderelection"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -68,7 +68,7 @@ func TestControllerChild(t *testing.T) {
 			}
 		}()
 		err = mgr.Start(ctx)
-		if spec.Ctl.RestartOnLoss && errors.Is(err, manager.ErrLeadershipLost) && ctx.Err() == nil {
+		if spec.Ctl.RestartOnLoss && errors.Is(err, leaderelection.ErrLeaseLost) && ctx.Err() == nil {
 			// A leader that missed its renew deadline (a loaded machine)
 			// stops; a Deployment's Pod would be restarted, and so is the
 			// Manager here: a new one, a candidate again. Its reconciles

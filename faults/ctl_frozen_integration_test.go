@@ -4,6 +4,7 @@ package faults_test
 
 import (
 	"context"
+	"errors"
 	"syscall"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/testenv"
 )
 
@@ -53,13 +55,14 @@ func TestControllerFrozenLeader(t *testing.T) {
 	frozeAt, frozeMono := time.Now(), monotonicNow()
 	t.Cleanup(func() { a.signal(syscall.SIGCONT) }) // so that cleanup's SIGKILL is not held up
 
-	deadline := time.Now().Add(within)
-	for firstEvent(readReconLogs(t, logs["b"]), "b", "elected") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("b not elected within %s of a's freeze", within)
+	electCtx, cancelElect := context.WithTimeout(t.Context(), within)
+	defer cancelElect()
+	kubegotest.Eventually(electCtx, t, func(context.Context) error {
+		if firstEvent(readReconLogs(t, logs["b"]), "b", "elected") == 0 {
+			return errors.New("b not elected since a's freeze")
 		}
-		sleepCtx(t.Context(), 100*time.Millisecond)
-	}
+		return nil
+	})
 	elected := time.Since(frozeAt)
 	setWant(t, c, ns, n, "2")
 	marked := waitMarked(t, c, ns, wantKey, n, within)

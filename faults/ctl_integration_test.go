@@ -30,7 +30,7 @@ import (
 	"github.com/kubego/kubego/testenv"
 	"github.com/kubego/kubego/webhook"
 	"github.com/kubego/kubego/webhook/admission"
-	"github.com/kubego/kubego/webhook/certs"
+	"github.com/kubego/kubego/certs"
 )
 
 // isWrite matches the requests that change objects.
@@ -157,7 +157,7 @@ func TestControllerHotObject(t *testing.T) {
 }
 
 // The same against the in-memory API server of package fake, served in
-// this process (no listener, no TLS: see inProcess), where the updates
+// this process (no listener, no TLS: Server.InProcessConfig), where the updates
 // really come at the scenario's rate: the controller's collapsing is
 // tested at 1,000 updates a second. The rate reached is reported, never
 // asserted (a loaded machine or the race detector holds it back); make
@@ -166,7 +166,7 @@ func TestControllerHotObject(t *testing.T) {
 func TestControllerHotObjectInMemory(t *testing.T) {
 	srv := fake.NewServer(fake.Options{})
 	t.Cleanup(srv.Close)
-	if rate := hotObject(t, inProcess(srv), hotWritersInProcess); rate < 1000 {
+	if rate := hotObject(t, srv.InProcessConfig(), hotWritersInProcess); rate < 1000 {
 		t.Logf("RATE NOT REACHED: %.0f updates/s, below 1,000 (a loaded machine or the race detector); the collapse was checked at this rate", rate)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/leaderelection"
 	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/rest"
@@ -484,15 +485,14 @@ func lastEnd(evs []reconEvent, id string) int64 {
 // fails the test after within.
 func waitLogCount(t *testing.T, path, outcome string, n int, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		if got := countOutcome(readReconLogs(t, path), "", outcome); got >= n {
-			return
-		} else if time.Now().After(deadline) {
-			t.Fatalf("%s: %d reconciles %q after %s, want %d", path, got, outcome, within, n)
+	ctx, cancel := context.WithTimeout(t.Context(), within)
+	defer cancel()
+	kubegotest.Eventually(ctx, t, func(context.Context) error {
+		if got := countOutcome(readReconLogs(t, path), "", outcome); got < n {
+			return fmt.Errorf("%s: %d reconciles %q, want %d", path, got, outcome, n)
 		}
-		sleepCtx(t.Context(), 100*time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // quietLogger drops every record (scenarios whose failed reconciles are

@@ -38,7 +38,7 @@ type hostile struct {
 	done chan struct{}
 }
 
-func newHostile(t *testing.T, h http.HandlerFunc) *hostile {
+func newHostile(t testing.TB, h http.HandlerFunc) *hostile {
 	t.Helper()
 	hs := &hostile{done: make(chan struct{})}
 	hs.srv = httptest.NewServer(h)
@@ -151,7 +151,7 @@ func allocated(f func()) uint64 {
 }
 
 // hostileClient is a client.Client for cfg.
-func hostileClient(t *testing.T, cfg *rest.Config) *client.Client {
+func hostileClient(t testing.TB, cfg *rest.Config) *client.Client {
 	t.Helper()
 	rc, err := rest.NewClient(cfg)
 	if err != nil {

@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -20,6 +21,7 @@ import (
 	"github.com/kubego/kubego/backoff"
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -330,25 +332,26 @@ func stripArgs(st string) string {
 	return strings.Join(lines, "\n")
 }
 
-// checkNoLeak waits up to grace for every kubego goroutine started since
-// the snapshot to end.
+// checkNoLeak waits up to grace (a poll, kubegotest.Poll) for every
+// kubego goroutine started since the snapshot to end.
 func (base goroutines) checkNoLeak(t *testing.T, grace time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(grace)
-	for {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := kubegotest.Poll(ctx, func(context.Context) error {
 		var extra []string
 		for st, n := range snapshotGoroutines() {
 			if n > base[st] {
 				extra = append(extra, fmt.Sprintf("%d× %s", n-base[st], st))
 			}
 		}
-		if len(extra) == 0 {
-			return
+		if len(extra) > 0 {
+			return fmt.Errorf("%d goroutine stacks leaked:\n%s", len(extra), strings.Join(extra, "\n\n"))
 		}
-		if time.Now().After(deadline) {
-			t.Errorf("oracle: %d goroutine stacks leaked:\n%s", len(extra), strings.Join(extra, "\n\n"))
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+		return nil
+	})
+	var nm *kubegotest.NotMetError
+	if errors.As(err, &nm) {
+		t.Errorf("oracle: %v", nm.Last)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/testenv"
 )
 
@@ -356,16 +357,12 @@ func TestIntegrationChurn2000(t *testing.T) {
 	if got := storeVersions(inf); !maps.Equal(got, want) {
 		t.Fatalf("store (%d) != fresh LIST (%d)", len(got), len(want))
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		got := hc.snapshot()
-		if maps.Equal(got, want) {
-			break
+	kubegotest.Eventually(t.Context(), t, func(context.Context) error {
+		if got := hc.snapshot(); !maps.Equal(got, want) {
+			return fmt.Errorf("handler copy (%d objects) does not match the fresh LIST (%d objects)", len(got), len(want))
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("handler copy (%d objects) never matched the fresh LIST (%d objects)", len(got), len(want))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 	t.Logf("converged %v after the writer stopped", time.Since(stopped))
 
 	hc.mu.Lock()

@@ -37,6 +37,9 @@ func (e erased[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.In
 	return e.lw.Watch(ctx, opts)
 }
 
+// Namespace is the typed ListerWatcher's (see [Namespaced]).
+func (e erased[T]) Namespace() string { return NamespaceOf(e.lw) }
+
 // hintedErased is an erased ListerWatcher that follows hints.
 type hintedErased[T Object] struct{ erased[T] }
 

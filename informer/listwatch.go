@@ -75,6 +75,28 @@ type ListerWatcher[T Object] interface {
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 }
 
+// Namespaced is implemented by a ListerWatcher that lists and watches one
+// namespace, as the client packages' ListerWatchers do (client.Typed[T](c).
+// Namespace(ns).ListerWatcher()). The reflector refuses an object of any
+// other namespace (see [RefusedError]) whether or not
+// ReflectorOptions.Namespace says so too, so an informer built with [New]
+// over such a ListerWatcher is as strict as one a Factory builds. Namespace
+// returns "" for all namespaces (or a cluster-scoped resource). A
+// ListerWatcher that wraps another should implement it by asking the inner
+// one (see [NamespaceOf]).
+type Namespaced interface {
+	Namespace() string
+}
+
+// NamespaceOf returns the namespace lw lists and watches, if it says
+// (see [Namespaced]), or "".
+func NamespaceOf[T Object](lw ListerWatcher[T]) string {
+	if n, ok := lw.(Namespaced); ok {
+		return n.Namespace()
+	}
+	return ""
+}
+
 // hintedWatcher is a ListerWatcher that can follow the reflector's watch
 // hints (see codec.Hints): the client packages' ListerWatchers are. The
 // hints' type is internal, so no other ListerWatcher can be one; the
@@ -222,6 +244,9 @@ func (l typedLW[T]) List(ctx context.Context, opts metav1.ListOptions) (ListResu
 func (l typedLW[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	return l.inner.Watch(ctx, opts)
 }
+
+// Namespace is the inner ListerWatcher's (see [Namespaced]).
+func (l typedLW[T]) Namespace() string { return NamespaceOf(l.inner) }
 
 // hintedTypedLW is a typedLW whose inner ListerWatcher follows hints.
 type hintedTypedLW[T Object] struct{ typedLW[T] }

@@ -20,6 +20,7 @@ import (
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/internal/defaultlog/defaultlogtest"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 )
@@ -103,11 +104,10 @@ func createConfigMaps(t *testing.T, cms *client.Resource[*corev1.ConfigMap], n i
 // converge waits until the cache holds exactly what a fresh LIST returns.
 func converge(t *testing.T, inf *informer.Informer[*corev1.ConfigMap], cms *client.Resource[*corev1.ConfigMap]) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		l, err := cms.List(t.Context(), metav1.ListOptions{})
+	kubegotest.Eventually(t.Context(), t, func(ctx context.Context) error {
+		l, err := cms.List(ctx, metav1.ListOptions{})
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		want := map[string]string{}
 		for _, o := range l.Items {
@@ -117,14 +117,11 @@ func converge(t *testing.T, inf *informer.Informer[*corev1.ConfigMap], cms *clie
 		for _, o := range inf.Lister().List(nil) {
 			got[o.Name+"/"+string(o.UID)] = o.ResourceVersion
 		}
-		if maps.Equal(got, want) {
-			return
+		if !maps.Equal(got, want) {
+			return fmt.Errorf("cache (%d objects) does not match a fresh LIST (%d objects)", len(got), len(want))
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("cache (%d objects) never matched a fresh LIST (%d objects)", len(got), len(want))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // The informer's initial state comes by streaming watch on a real server,

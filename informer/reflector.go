@@ -86,6 +86,8 @@ type ReflectorOptions struct {
 	// Namespace is the namespace the ListerWatcher lists and watches, ""
 	// for all namespaces (or a cluster-scoped resource). An object from
 	// another namespace is refused (see [RefusedError]). A Factory sets it.
+	// A ListerWatcher that is [Namespaced] gives its own namespace, checked
+	// as well: an object must be in both.
 	Namespace string
 	// Resource, when set, is the resource the ListerWatcher serves. An
 	// unstructured object (runtime.Unstructured) is then refused unless its
@@ -218,7 +220,7 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 	}
 	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: clock.Or(opts.Clock), log: opts.Logger,
 		backoff: reflectorBackoff(opts.Backoff, opts.BackoffResetAfter),
-		admit:   newAdmission(opts, reflect.TypeFor[T]())}
+		admit:   newAdmission(opts, NamespaceOf(lw), reflect.TypeFor[T]())}
 	r.hinting, _ = sink.(hintingSink[T])
 	r.log = defaultlog.Or(r.log)
 	return r

@@ -48,7 +48,10 @@ func (e *RefusedError) Unwrap() error { return ErrRefused }
 // and what it refused. Only the reflector's goroutine calls check; the
 // counters are read concurrently.
 type admission struct {
+	// namespace is ReflectorOptions.Namespace, scoped the ListerWatcher's
+	// own (see Namespaced); "" checks nothing.
 	namespace string
+	scoped    string
 	resource  schema.GroupVersionResource
 	kind      string // required kind; "" learns it (see checkKind)
 	typeName  string // the name of T's Go type (ConfigMap for *corev1.ConfigMap)
@@ -65,8 +68,8 @@ type admission struct {
 	last    error
 }
 
-func newAdmission(opts ReflectorOptions, typ reflect.Type) *admission {
-	a := &admission{namespace: opts.Namespace, resource: opts.Resource, kind: opts.Kind}
+func newAdmission(opts ReflectorOptions, scoped string, typ reflect.Type) *admission {
+	a := &admission{namespace: opts.Namespace, scoped: scoped, resource: opts.Resource, kind: opts.Kind}
 	if typ != nil && typ.Kind() == reflect.Pointer {
 		a.typeName = typ.Elem().Name()
 	}
@@ -78,8 +81,10 @@ func (a *admission) check(obj Object) *RefusedError {
 	if obj.GetName() == "" {
 		return a.refuse(obj, "", "it has no name")
 	}
-	if a.namespace != "" && obj.GetNamespace() != a.namespace {
-		return a.refuse(obj, "", fmt.Sprintf("namespace %q is not the watched namespace %q", obj.GetNamespace(), a.namespace))
+	for _, ns := range [...]string{a.namespace, a.scoped} {
+		if ns != "" && obj.GetNamespace() != ns {
+			return a.refuse(obj, "", fmt.Sprintf("namespace %q is not the watched namespace %q", obj.GetNamespace(), ns))
+		}
 	}
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	_, unstructured := obj.(runtime.Unstructured)

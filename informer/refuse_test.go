@@ -81,7 +81,7 @@ func TestAdmissionRefusesForeignObjects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := newAdmission(tt.opts, tt.typ)
+			a := newAdmission(tt.opts, "", tt.typ)
 			want := 0
 			for i, s := range tt.steps {
 				err := a.check(s.obj)
@@ -102,31 +102,57 @@ func TestAdmissionRefusesForeignObjects(t *testing.T) {
 	}
 }
 
+// The namespace an informer refuses others than comes from
+// ReflectorOptions.Namespace, from a Namespaced ListerWatcher, or from one
+// wrapped by Erase and narrowed back as a Factory does.
 func TestInformerRefusesObjectsOfAnotherNamespace(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		w := watch.NewFake()
-		lw := (&fakeLW{}).onList(listOf("10", cm("a", "one", "5"), cm("b", "other", "6"))).onWatch(watchCh(w))
-		opts := noStream()
-		opts.Namespace = "a"
-		inf := New(lw, Options[*corev1.ConfigMap]{Reflector: opts})
-		stop := start(t, inf)
-		defer stop()
-		synctest.Wait()
-		w.Add(cm("b", "other2", "11"))
-		w.Add(cm("a", "two", "12"))
-		synctest.Wait()
-		keys := inf.Store().Keys()
-		slices.SortFunc(keys, func(x, y Key) int { return strings.Compare(x.String(), y.String()) })
-		if want := []Key{{"a", "one"}, {"a", "two"}}; !slices.Equal(keys, want) {
-			t.Fatalf("cache %v, want %v", keys, want)
-		}
-		n, last := inf.Refused()
-		var re *RefusedError
-		if n != 2 || !errors.As(last, &re) || re.Key != (Key{"b", "other2"}) {
-			t.Fatalf("Refused() = %d, %v; want 2, the last b/other2", n, last)
-		}
-	})
+	for _, tt := range []struct {
+		name string
+		opts string // ReflectorOptions.Namespace
+		lw   func(*fakeLW) ListerWatcher[*corev1.ConfigMap]
+	}{
+		{"the options name it", "a", func(lw *fakeLW) ListerWatcher[*corev1.ConfigMap] { return lw }},
+		{"the ListerWatcher names it", "", func(lw *fakeLW) ListerWatcher[*corev1.ConfigMap] { return nsLW{lw, "a"} }},
+		{"an erased and narrowed ListerWatcher names it", "", func(lw *fakeLW) ListerWatcher[*corev1.ConfigMap] {
+			return typedLW[*corev1.ConfigMap]{inner: Erase[*corev1.ConfigMap](nsLW{lw, "a"})}
+		}},
+		{"both name it", "a", func(lw *fakeLW) ListerWatcher[*corev1.ConfigMap] { return nsLW{lw, "a"} }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := watch.NewFake()
+				lw := (&fakeLW{}).onList(listOf("10", cm("a", "one", "5"), cm("b", "other", "6"))).onWatch(watchCh(w))
+				opts := noStream()
+				opts.Namespace = tt.opts
+				inf := New(tt.lw(lw), Options[*corev1.ConfigMap]{Reflector: opts})
+				stop := start(t, inf)
+				defer stop()
+				synctest.Wait()
+				w.Add(cm("b", "other2", "11"))
+				w.Add(cm("a", "two", "12"))
+				synctest.Wait()
+				keys := inf.Store().Keys()
+				slices.SortFunc(keys, func(x, y Key) int { return strings.Compare(x.String(), y.String()) })
+				if want := []Key{{"a", "one"}, {"a", "two"}}; !slices.Equal(keys, want) {
+					t.Fatalf("cache %v, want %v", keys, want)
+				}
+				n, last := inf.Refused()
+				var re *RefusedError
+				if n != 2 || !errors.As(last, &re) || re.Key != (Key{"b", "other2"}) {
+					t.Fatalf("Refused() = %d, %v; want 2, the last b/other2", n, last)
+				}
+			})
+		})
+	}
 }
+
+// nsLW is a ListerWatcher that says which namespace it lists.
+type nsLW struct {
+	*fakeLW
+	ns string
+}
+
+func (l nsLW) Namespace() string { return l.ns }
 
 // A watch event whose object has no name ends the watch (nothing is cached
 // under an empty key), and an object without a resourceVersion does not

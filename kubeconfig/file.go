@@ -58,7 +58,8 @@ type Extension struct {
 const ExecExtensionName = "client.authentication.k8s.io/exec"
 
 // User holds credentials (a "users" entry; AuthInfo in client-go). Its
-// String and GoString methods never show secrets.
+// String and GoString methods never show secrets, nor do its Format,
+// LogValue and MarshalJSON.
 type User struct {
 	ClientCertificate     string `json:"client-certificate,omitempty"`
 	ClientCertificateData []byte `json:"client-certificate-data,omitempty"`
@@ -102,6 +103,11 @@ func (u User) Format(f fmt.State, verb rune) { _, _ = io.WriteString(f, u.String
 // LogValue makes log/slog print String.
 func (u User) LogValue() slog.Value { return slog.StringValue(u.String()) }
 
+// MarshalJSON encodes String as a JSON string, so that encoding/json (a
+// JSON log, a debug dump) does not carry the secrets either. Marshal and
+// Write, which write kubeconfig files, write them whole.
+func (u User) MarshalJSON() ([]byte, error) { return json.Marshal(u.String()) }
+
 // Exec is a user's exec credential plugin section.
 type Exec struct {
 	Command            string       `json:"command"`
@@ -114,8 +120,8 @@ type Exec struct {
 }
 
 // ExecEnvVar is one environment variable of an exec plugin. Its Value may
-// be a secret (a cloud access key): printing an ExecEnvVar with fmt or
-// log/slog shows its Name only.
+// be a secret (a cloud access key): printing an ExecEnvVar with fmt,
+// log/slog or encoding/json shows its Name only.
 type ExecEnvVar struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
@@ -132,6 +138,15 @@ func (e ExecEnvVar) Format(f fmt.State, verb rune) { _, _ = io.WriteString(f, e.
 
 // LogValue makes log/slog print String.
 func (e ExecEnvVar) LogValue() slog.Value { return slog.StringValue(e.String()) }
+
+// MarshalJSON encodes the name with the value redacted. Marshal and Write
+// write the value.
+func (e ExecEnvVar) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}{e.Name, "<redacted>"})
+}
 
 // Context ties a cluster, a user and a default namespace together.
 type Context struct {
@@ -154,6 +169,17 @@ type wireFile struct {
 	Users          []wireUser    `json:"users"`
 }
 
+// wireFileOut is wireFile as Marshal writes it.
+type wireFileOut struct {
+	APIVersion     string        `json:"apiVersion,omitempty"`
+	Kind           string        `json:"kind,omitempty"`
+	Preferences    struct{}      `json:"preferences"`
+	Clusters       []wireCluster `json:"clusters"`
+	Contexts       []wireContext `json:"contexts"`
+	CurrentContext string        `json:"current-context"`
+	Users          []wireUserOut `json:"users"`
+}
+
 type wireCluster struct {
 	Name    string   `json:"name"`
 	Cluster *Cluster `json:"cluster"`
@@ -162,6 +188,43 @@ type wireCluster struct {
 type wireUser struct {
 	Name string `json:"name"`
 	User *User  `json:"user"`
+}
+
+// The file format writes what User and ExecEnvVar redact elsewhere:
+// writeUser is a User without its methods, whose exec section's
+// variables are written without theirs. Fields added to User and Exec are
+// written without a change here.
+type (
+	writeUser struct {
+		*plainUser
+		Exec *writeExec `json:"exec,omitempty"`
+	}
+	plainUser User
+	writeExec struct {
+		*Exec
+		Env []plainEnvVar `json:"env,omitempty"`
+	}
+	plainEnvVar ExecEnvVar
+	// wireUserOut is wireUser as written.
+	wireUserOut struct {
+		Name string     `json:"name"`
+		User *writeUser `json:"user"`
+	}
+)
+
+// forWriting returns u as the file format writes it.
+func forWriting(u *User) *writeUser {
+	if u == nil {
+		return nil
+	}
+	w := &writeUser{plainUser: (*plainUser)(u)}
+	if u.Exec != nil {
+		w.Exec = &writeExec{Exec: u.Exec}
+		for _, e := range u.Exec.Env {
+			w.Exec.Env = append(w.Exec.Env, plainEnvVar(e))
+		}
+	}
+	return w
 }
 
 type wireContext struct {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/kubeconfig"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 )
@@ -272,16 +273,13 @@ func TestIntegrationServiceAccountTokenRotation(t *testing.T) {
 		t.Fatalf("authenticated as %q, want %q", name, want)
 	}
 	// The RoleBinding reaches the authorizer's cache shortly after creation.
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	kubegotest.Eventually(ctx, t, func(ctx context.Context) error {
 		_, err := c.Get().AbsPath("/api/v1/namespaces/" + ns + "/configmaps").Do(ctx).Raw()
-		if err == nil {
-			break
+		if err != nil {
+			return fmt.Errorf("first token: list configmaps: %w", err)
 		}
-		if !apierrors.IsForbidden(err) || time.Now().After(deadline) {
-			t.Fatalf("first token: list configmaps: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond) // polling a real server
-	}
+		return nil
+	})
 
 	// Rotate mid-run while requests keep going.
 	fresh := mint("binding-2")
@@ -309,17 +307,13 @@ func TestIntegrationServiceAccountTokenRotation(t *testing.T) {
 	// frozen); the 401 makes it re-read the file and retry once.
 	must(t, call(ctx, admin, "DELETE", "/api/v1/namespaces/"+ns+"/secrets/binding-1", nil, nil))
 	oldClient := newClient(t, cp.TokenConfig(old))
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	kubegotest.Eventually(ctx, t, func(ctx context.Context) error {
 		_, err := oldClient.Get().AbsPath("/api/v1/namespaces/" + ns + "/configmaps").Do(ctx).Raw()
-		if apierrors.IsUnauthorized(err) {
-			break
+		if !apierrors.IsUnauthorized(err) {
+			return fmt.Errorf("old token still accepted after its Secret was deleted (err %v)", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("old token still accepted 30s after its Secret was deleted (last err %v)", err)
-		}
-		time.Sleep(200 * time.Millisecond) // polling a real server: no fake clock applies
-	}
+		return nil
+	})
 	list("after revoking the old token (succeeds only if the 401 re-read the file)")
 	name, err = whoami(ctx, c)
 	must(t, err)
@@ -389,15 +383,16 @@ func TestIntegrationExecPluginShortLivedToken(t *testing.T) {
 	}
 
 	// After expiry the next request runs the plugin again.
-	deadline := time.Now().Add(30 * time.Second)
-	for runs() < 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("plugin not re-run after its credential expired")
+	// Waiting for a real expiry timestamp: the plugin is a real process.
+	kubegotest.Eventually(ctx, t, func(ctx context.Context) error {
+		if _, err := whoami(ctx, c); err != nil {
+			return err
 		}
-		time.Sleep(500 * time.Millisecond) // waiting for a real expiry timestamp
-		_, err := whoami(ctx, c)
-		must(t, err)
-	}
+		if n := runs(); n < 2 {
+			return fmt.Errorf("plugin run %d times, not re-run after its credential expired", n)
+		}
+		return nil
+	})
 
 	// A rejected token makes the plugin run again once and the request is
 	// retried: hand out a bad token with a long TTL, then a good one.

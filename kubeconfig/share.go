@@ -49,7 +49,7 @@ func sharedExec(eo auth.ExecOptions) (*auth.Exec, error) {
 	if eo.Terminal != nil || eo.Environ != nil || eo.Runner != nil || eo.Clock != nil || !comparable(eo.Stdin) || !comparable(eo.Stderr) {
 		return build()
 	}
-	b, err := json.Marshal(eo.Config)
+	b, err := json.Marshal(execKeyData{ExecConfig: eo.Config, Env: envPairs(eo.Config.Env)})
 	if err != nil {
 		return build()
 	}
@@ -68,4 +68,20 @@ func sharedCertFiles(opts auth.CertFilesOptions) (*auth.CertFiles, error) {
 // comparable reports whether v can be a map key.
 func comparable(v any) bool {
 	return v == nil || reflect.TypeOf(v).Comparable()
+}
+
+// execKeyData is what the key of a shared Exec encodes: the whole
+// configuration, with the values of its variables, which auth.EnvVar
+// redacts when encoded on its own.
+type execKeyData struct {
+	auth.ExecConfig
+	Env [][2]string
+}
+
+func envPairs(env []auth.EnvVar) [][2]string {
+	out := make([][2]string, len(env))
+	for i, e := range env {
+		out[i] = [2]string{e.Name, e.Value}
+	}
+	return out
 }

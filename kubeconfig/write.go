@@ -16,8 +16,8 @@ import (
 // Config), entries sorted by name. Paths are written as they are in f; see
 // Minify to make them absolute or inline them.
 func Marshal(f *File) ([]byte, error) {
-	w := wireFile{APIVersion: "v1", Kind: "Config", CurrentContext: f.CurrentContext,
-		Clusters: []wireCluster{}, Contexts: []wireContext{}, Users: []wireUser{}}
+	w := wireFileOut{APIVersion: "v1", Kind: "Config", CurrentContext: f.CurrentContext,
+		Clusters: []wireCluster{}, Contexts: []wireContext{}, Users: []wireUserOut{}}
 	for _, k := range sortedKeys(f.Clusters) {
 		w.Clusters = append(w.Clusters, wireCluster{Name: k, Cluster: f.Clusters[k]})
 	}
@@ -25,7 +25,7 @@ func Marshal(f *File) ([]byte, error) {
 		w.Contexts = append(w.Contexts, wireContext{Name: k, Context: f.Contexts[k]})
 	}
 	for _, k := range sortedKeys(f.Users) {
-		w.Users = append(w.Users, wireUser{Name: k, User: f.Users[k]})
+		w.Users = append(w.Users, wireUserOut{Name: k, User: forWriting(f.Users[k])})
 	}
 	b, err := yaml.Marshal(&w)
 	if err != nil {

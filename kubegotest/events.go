@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/informer"
 )
 
 // Events returns the events.k8s.io/v1 Events whose regarding object is obj,
@@ -16,7 +17,7 @@ import (
 // cluster-scoped obj. An Event matches by UID when both have one, else by
 // namespace and name (and kind, when obj's TypeMeta names it). It returns
 // the client's errors.
-func Events(ctx context.Context, c *client.Client, obj client.Object) ([]eventsv1.Event, error) {
+func Events(ctx context.Context, c *client.Client, obj informer.Object) ([]eventsv1.Event, error) {
 	lst, err := client.Typed[*eventsv1.Event](c).Namespace(obj.GetNamespace()).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
@@ -37,7 +38,7 @@ func Events(ctx context.Context, c *client.Client, obj client.Object) ([]eventsv
 // kubectl describe shows; involvedObject is the regarding object), oldest
 // first. The API server keeps one store for both views, so an Event
 // written through either shows in both.
-func CoreEvents(ctx context.Context, c *client.Client, obj client.Object) ([]corev1.Event, error) {
+func CoreEvents(ctx context.Context, c *client.Client, obj informer.Object) ([]corev1.Event, error) {
 	lst, err := client.Typed[*corev1.Event](c).Namespace(obj.GetNamespace()).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
@@ -55,7 +56,7 @@ func CoreEvents(ctx context.Context, c *client.Client, obj client.Object) ([]cor
 }
 
 // about reports whether ref names obj.
-func about(obj client.Object, ref *corev1.ObjectReference) bool {
+func about(obj informer.Object, ref *corev1.ObjectReference) bool {
 	if obj.GetUID() != "" && ref.UID != "" {
 		return obj.GetUID() == ref.UID
 	}

@@ -360,6 +360,8 @@ func TestThreeCandidatesNeverOverlap(t *testing.T) {
 				rng := rand.New(rand.NewPCG(seed, 42))
 				s := newMemStore()
 				h := &history{}
+				// Short leases, on purpose: more terms and hand-overs
+				// in the simulated 10 minutes. Fake time: no real wait.
 				short := func(c *Config) {
 					c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 4*time.Second, 3*time.Second, 500*time.Millisecond
 				}

@@ -8,25 +8,30 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/fake"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/leaderelection"
 	"github.com/kubego/kubego/manager"
 )
 
 func TestControllersAndRunnablesAddedAfterStart(t *testing.T) {
+	synctest.Test(t, controllersAndRunnablesAddedAfterStart)
+}
+
+func controllersAndRunnablesAddedAfterStart(t *testing.T) {
 	srv := fake.NewServer(fake.Options{}, deployment("apps", "web"))
 	defer srv.Close()
-	mgr, err := manager.New(manager.Options{Config: srv.Config(), GracefulShutdownTimeout: 20 * time.Second})
+	mgr, err := manager.New(manager.Options{Config: srv.InProcessConfig(), GracefulShutdownTimeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,10 +46,10 @@ func TestControllersAndRunnablesAddedAfterStart(t *testing.T) {
 		Sources: []controller.Source{controller.For[*appsv1.Deployment]{}}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "labeled by the late controller", func() bool {
-		d, err := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace("apps").Get(ctx, "web", metav1.GetOptions{})
-		return err == nil && d.Labels["done"] == "yes"
-	})
+	synctest.Wait()
+	if d, err := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace("apps").Get(ctx, "web", metav1.GetOptions{}); err != nil || d.Labels["done"] != "yes" {
+		t.Fatalf("not labeled by the late controller (err %v)", err)
+	}
 
 	// A runnable added now runs until the Manager stops, which waits for
 	// it to return.
@@ -53,7 +58,7 @@ func TestControllersAndRunnablesAddedAfterStart(t *testing.T) {
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		close(running)
 		<-ctx.Done()
-		time.Sleep(50 * time.Millisecond) // a slow drain: Start must wait
+		time.Sleep(5 * time.Second) // a slow drain (fake time): Start must wait
 		returned.Store(true)
 		return nil
 	})); err != nil {
@@ -80,26 +85,20 @@ func TestControllersAndRunnablesAddedAfterStart(t *testing.T) {
 // A runnable that needs leadership, added while leading, joins the current
 // term and ends with it.
 func TestLeaderOnlyRunnableAddedWhileLeadingJoinsTheTerm(t *testing.T) {
+	synctest.Test(t, leaderOnlyRunnableAddedWhileLeadingJoinsTheTerm)
+}
+
+func leaderOnlyRunnableAddedWhileLeadingJoinsTheTerm(t *testing.T) {
 	srv := fake.NewServer(fake.Options{}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "le"}})
 	defer srv.Close()
-	lock := types.NamespacedName{Namespace: "le", Name: "lease"}
-	mgr, err := manager.New(manager.Options{
-		Config: srv.Config(),
-		LeaderElection: &leaderelection.Config{
-			Lock: lock, Identity: "me",
-			LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond,
-		},
-	})
+	election := productionElection("me")
+	lock := election.Lock
+	mgr, err := manager.New(manager.Options{Config: srv.InProcessConfig(), LeaderElection: election})
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(t.Context()) }()
-	select {
-	case <-mgr.Elected():
-	case <-time.After(20 * time.Second):
-		t.Fatal("never elected")
-	}
+	run := kubegotest.Start(t, mgr)
+	<-mgr.Elected()
 	running := make(chan struct{})
 	termEnded := make(chan struct{})
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
@@ -110,11 +109,7 @@ func TestLeaderOnlyRunnableAddedWhileLeadingJoinsTheTerm(t *testing.T) {
 	})); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-running:
-	case <-time.After(20 * time.Second):
-		t.Fatal("a leader-only runnable added while leading did not run")
-	}
+	<-running
 
 	// Another candidate takes the lease over: the term ends.
 	leases := client.Typed[*coordinationv1.Lease](mgr.Client()).Namespace(lock.Namespace)
@@ -127,18 +122,10 @@ func TestLeaderOnlyRunnableAddedWhileLeadingJoinsTheTerm(t *testing.T) {
 	if _, err := leases.Update(t.Context(), l, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-termEnded:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the runnable outlived the term")
-	}
-	select {
-	case err := <-done:
-		if !errors.Is(err, manager.ErrLeadershipLost) {
-			t.Fatalf("Start = %v, want ErrLeadershipLost", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the manager kept running after losing leadership")
+	<-termEnded
+	<-run.Done()
+	if err := run.Err(); !errors.Is(err, leaderelection.ErrLeaseLost) {
+		t.Fatalf("Start = %v, want leaderelection.ErrLeaseLost", err)
 	}
 	noLeaks(t)
 }
@@ -146,9 +133,13 @@ func TestLeaderOnlyRunnableAddedWhileLeadingJoinsTheTerm(t *testing.T) {
 // Adds racing with the stop: every runnable Add accepts is run and has
 // returned when Start returns; every other Add reports ErrStopped.
 func TestAddRacingWithStopLosesNothing(t *testing.T) {
+	synctest.Test(t, addRacingWithStopLosesNothing)
+}
+
+func addRacingWithStopLosesNothing(t *testing.T) {
 	srv := fake.NewServer(fake.Options{})
 	defer srv.Close()
-	mgr, err := manager.New(manager.Options{Config: srv.Config()})
+	mgr, err := manager.New(manager.Options{Config: srv.InProcessConfig()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,28 +186,21 @@ func TestAddRacingWithStopLosesNothing(t *testing.T) {
 }
 
 // noLeaks fails t if goroutines of the manager, controller, informer or
-// workqueue packages are still running (after a grace period for those
-// on their way out).
+// workqueue packages are still running once every goroutine of the
+// test's synctest bubble is blocked.
 func noLeaks(t *testing.T) {
 	t.Helper()
+	synctest.Wait()
 	var left []string
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		left = left[:0]
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		for _, g := range strings.Split(string(buf), "\n\n") {
-			for _, pkg := range []string{"manager.", "controller.", "informer.", "workqueue."} {
-				if strings.Contains(g, "github.com/kubego/kubego/"+pkg) {
-					left = append(left, g)
-					break
-				}
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		for _, pkg := range []string{"manager.", "controller.", "informer.", "workqueue."} {
+			if strings.Contains(g, "github.com/kubego/kubego/"+pkg) {
+				left = append(left, g)
+				break
 			}
 		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 	if len(left) > 0 {
 		t.Errorf("%d goroutines left behind; the first:\n%s", len(left), left[0])
@@ -226,29 +210,27 @@ func noLeaks(t *testing.T) {
 // A runnable that needs leadership, added before this replica leads,
 // waits for its term.
 func TestLeaderOnlyRunnableAddedWhileFollowingWaitsForTheTerm(t *testing.T) {
+	synctest.Test(t, leaderOnlyRunnableAddedWhileFollowingWaitsForTheTerm)
+}
+
+func leaderOnlyRunnableAddedWhileFollowingWaitsForTheTerm(t *testing.T) {
+	election := productionElection("me")
 	other := "someone-else"
 	now := metav1.NewMicroTime(time.Now())
 	held := &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "le", Name: "lease"},
-		Spec: coordinationv1.LeaseSpec{HolderIdentity: &other, LeaseDurationSeconds: new(int32(2)),
+		ObjectMeta: metav1.ObjectMeta{Namespace: election.Lock.Namespace, Name: election.Lock.Name},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &other, LeaseDurationSeconds: new(int32(leaderelection.DefaultLeaseDuration / time.Second)),
 			AcquireTime: &now, RenewTime: &now},
 	}
 	srv := fake.NewServer(fake.Options{}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "le"}}, held)
 	defer srv.Close()
-	mgr, err := manager.New(manager.Options{
-		Config: srv.Config(),
-		LeaderElection: &leaderelection.Config{
-			Lock: types.NamespacedName{Namespace: "le", Name: "lease"}, Identity: "me",
-			LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond,
-		},
-	})
+	mgr, err := manager.New(manager.Options{Config: srv.InProcessConfig(), LeaderElection: election})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
+	run := kubegotest.Start(t, mgr)
 	<-mgr.Serving()
+	start := time.Now()
 	ran := make(chan bool, 1) // whether this replica led when it ran
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		ran <- mgr.IsLeader()
@@ -257,16 +239,14 @@ func TestLeaderOnlyRunnableAddedWhileFollowingWaitsForTheTerm(t *testing.T) {
 	})); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case leading := <-ran:
-		if !leading {
-			t.Fatal("a leader-only runnable ran while following")
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the runnable never ran once the lease expired")
+	if leading := <-ran; !leading {
+		t.Fatal("a leader-only runnable ran while following")
 	}
-	cancel()
-	if err := <-done; err != nil {
+	// Fake time: the other holder's lease had to expire first.
+	if d := time.Since(start); d < leaderelection.DefaultLeaseDuration-leaderelection.DefaultRetryPeriod {
+		t.Errorf("the runnable ran %s after Start, before the other holder's lease expired", d)
+	}
+	if err := run.Stop(); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	noLeaks(t)

@@ -296,8 +296,8 @@ func TestSingleClusterControllerIgnoresOtherClusters(t *testing.T) {
 // cluster.
 func TestProviderAndReplaceCluster(t *testing.T) {
 	ctx := t.Context()
-	srvs := fakeServers(t, 3)
-	host, east, other := srvs[0], srvs[1], srvs[2]
+	srvs := fakeServers(t, 4)
+	host, east, other, west := srvs[0], srvs[1], srvs[2], srvs[3]
 	mgr := newHostManager(t, host)
 	var s seen
 	cmsController(t, mgr, &s, controller.Options{MultiCluster: true, SkipHostCluster: true})
@@ -323,7 +323,9 @@ func TestProviderAndReplaceCluster(t *testing.T) {
 	if _, err := informer.NewReader[*corev1.ConfigMap](old, informer.ReaderOptions{}); !errors.Is(err, informer.ErrStopped) {
 		t.Fatalf("Reader of the replaced cluster = %v, want ErrStopped", err)
 	}
-	if _, err := mgr.ReplaceCluster("west", other.Config()); err != nil {
+	// A server of its own: other's objects say they are east's, which the
+	// reconciler would report as a read from the wrong cluster.
+	if _, err := mgr.ReplaceCluster("west", west.Config()); err != nil {
 		t.Fatalf("ReplaceCluster of a name not held = %v, want it added", err)
 	}
 

@@ -19,7 +19,7 @@
 //
 // Start returns when its context is done (SignalContext gives one
 // cancelled by SIGINT or SIGTERM), when a runnable fails, or with an error
-// wrapping ErrLeadershipLost. When leadership is lost, the leader-only
+// wrapping leaderelection.ErrLeaseLost. When leadership is lost, the leader-only
 // controllers are aborted (controller.Controller.StartAbortable): their
 // reconciles in flight are cancelled at once, without the drain a normal
 // shutdown gives them.
@@ -121,6 +121,8 @@
 // With Options.TracerProvider set to an OpenTelemetry provider, each API
 // request of the shared client is a client span ("HTTP <method>", with
 // the status code), and the Manager's controllers trace their reconciles
-// with it too, so a reconcile's requests are children of its span.
-// Without a provider nothing is traced and nothing is paid.
+// with it too, so a reconcile's requests are children of its span. Each
+// request carries its span to kube-apiserver in a W3C traceparent header,
+// so the server's spans of it (kube-apiserver's APIServerTracing) join the
+// trace. Without a provider nothing is traced and nothing is paid.
 package manager

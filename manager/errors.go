@@ -18,10 +18,6 @@ var (
 	// ErrStopped is wrapped by the error Add (and so NewController)
 	// returns once the Manager has begun to stop.
 	ErrStopped = errors.New("manager stopped")
-	// ErrLeadershipLost is wrapped by the error Start returns when the
-	// Manager's leader election term ended while its context was still
-	// live. The *leaderelection.LostError is wrapped too.
-	ErrLeadershipLost = errors.New("leadership lost")
 )
 
 func invalid(format string, args ...any) error {

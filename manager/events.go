@@ -53,8 +53,8 @@ func (m *Manager) EventRecorder(name string) (*record.Recorder, error) {
 	if opts.Logger == nil {
 		opts.Logger = m.log
 	}
-	if opts.KindOf == nil {
-		opts.KindOf = m.client.KindOf
+	if opts.Kinds == nil {
+		opts.Kinds = m.client
 	}
 	var metrics *promrecord.Metrics
 	if opts.Metrics == nil {

@@ -4,107 +4,96 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/fake"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/leaderelection"
 	"github.com/kubego/kubego/manager"
 )
 
 // A leader whose lease is taken away stops acting at once: the reconcile
 // in flight sees its context cancelled (no drain), and Start returns
-// ErrLeadershipLost.
+// leaderelection.ErrLeaseLost. Production durations, in fake time.
 func TestLosingLeadershipCancelsReconcilesAndStopsTheManager(t *testing.T) {
-	srv := fake.NewServer(fake.Options{}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "le"}}, deployment("apps", "web"))
-	defer srv.Close()
-	lock := types.NamespacedName{Namespace: "le", Name: "lease"}
-	mgr, err := manager.New(manager.Options{
-		Config: srv.Config(),
-		LeaderElection: &leaderelection.Config{
-			Lock: lock, Identity: "me",
-			LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond,
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inFlight := make(chan struct{})
-	cancelled := make(chan time.Time, 1)
-	_, err = mgr.NewController(controller.Options{
-		Name: "blocker",
-		Reconciler: controller.ReconcilerFunc(func(ctx context.Context, _ controller.Request) (controller.Result, error) {
-			close(inFlight)
-			<-ctx.Done()
-			cancelled <- time.Now()
-			return controller.Result{}, ctx.Err()
-		}),
-		DrainTimeout: time.Hour, // must not apply to a lost leadership
-		Sources:      []controller.Source{controller.For[*appsv1.Deployment]{}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(t.Context()) }()
-	select {
-	case <-inFlight:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the controller never ran")
-	}
-	if !mgr.IsLeader() {
-		t.Fatal("running a leader-only controller without leading")
-	}
-
-	if v := gauge(t, mgr, "leader_election_master_status"); v != 1 {
-		t.Errorf("leader_election_master_status = %v while leading", v)
-	}
-
-	// Another candidate takes the lease over.
-	leases := client.Typed[*coordinationv1.Lease](mgr.Client()).Namespace(lock.Namespace)
-	l, err := leases.Get(t.Context(), lock.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := "someone-else"
-	l.Spec.HolderIdentity = &other
-	start := time.Now()
-	if _, err := leases.Update(t.Context(), l, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case at := <-cancelled:
-		if d := at.Sub(start); d > 5*time.Second {
-			t.Errorf("the reconcile was cancelled %s after the loss", d)
+	synctest.Test(t, func(t *testing.T) {
+		srv := fake.NewServer(fake.Options{}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "le"}}, deployment("apps", "web"))
+		defer srv.Close()
+		mgr, err := manager.New(manager.Options{
+			Config:         srv.InProcessConfig(),
+			LeaderElection: productionElection("me"),
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the reconcile in flight was never cancelled")
-	}
-	select {
-	case err := <-done:
-		if !errors.Is(err, manager.ErrLeadershipLost) {
-			t.Fatalf("Start = %v, want ErrLeadershipLost", err)
+		inFlight := make(chan struct{})
+		cancelled := make(chan time.Time, 1)
+		_, err = mgr.NewController(controller.Options{
+			Name: "blocker",
+			Reconciler: controller.ReconcilerFunc(func(ctx context.Context, _ controller.Request) (controller.Result, error) {
+				close(inFlight)
+				<-ctx.Done()
+				cancelled <- time.Now()
+				return controller.Result{}, ctx.Err()
+			}),
+			DrainTimeout: time.Hour, // must not apply to a lost leadership
+			Sources:      []controller.Source{controller.For[*appsv1.Deployment]{}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := kubegotest.Start(t, mgr)
+		<-inFlight
+		if !mgr.IsLeader() {
+			t.Fatal("running a leader-only controller without leading")
+		}
+		if v := gauge(t, mgr, "leader_election_master_status"); v != 1 {
+			t.Errorf("leader_election_master_status = %v while leading", v)
+		}
+
+		// Another candidate takes the lease over.
+		lock := productionElection("me").Lock
+		leases := client.Typed[*coordinationv1.Lease](mgr.Client()).Namespace(lock.Namespace)
+		l, err := leases.Get(t.Context(), lock.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := "someone-else"
+		l.Spec.HolderIdentity = &other
+		start := time.Now()
+		if _, err := leases.Update(t.Context(), l, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		// Fake time: the leader sees the change at its next renewal, one
+		// RetryPeriod at most, and cancels at once, not after DrainTimeout.
+		at := <-cancelled
+		if d := at.Sub(start); d > leaderelection.DefaultRetryPeriod {
+			t.Errorf("the reconcile was cancelled %s after the loss, want within one retry period", d)
+		}
+		<-run.Done()
+		err = run.Err()
+		if !errors.Is(err, leaderelection.ErrLeaseLost) {
+			t.Fatalf("Start = %v, want leaderelection.ErrLeaseLost", err)
 		}
 		var lost *leaderelection.LostError
 		if !errors.As(err, &lost) {
 			t.Fatalf("Start = %v, want a *leaderelection.LostError inside", err)
 		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the manager kept running after losing leadership")
-	}
-	if mgr.IsLeader() {
-		t.Error("IsLeader after the loss")
-	}
-	if v := gauge(t, mgr, "leader_election_master_status"); v != 0 {
-		t.Errorf("leader_election_master_status = %v after the loss", v)
-	}
+		if mgr.IsLeader() {
+			t.Error("IsLeader after the loss")
+		}
+		if v := gauge(t, mgr, "leader_election_master_status"); v != 0 {
+			t.Errorf("leader_election_master_status = %v after the loss", v)
+		}
+	})
 }
 
 // gauge returns the value of the one series of a gauge in mgr's registry.

@@ -94,6 +94,10 @@ func New(opts Options) (*Manager, error) {
 		opts.GracefulShutdownTimeout = DefaultGracefulShutdownTimeout
 	}
 	m := &Manager{opts: opts, log: opts.Logger, elected: make(chan struct{}), serving: make(chan struct{})}
+	// The Config is built into the host cluster below and not kept: its
+	// credentials would print through fmt (an unexported field is printed
+	// without calling its methods).
+	m.opts.Config = nil
 	m.log = defaultlog.Or(m.log)
 	m.registry = opts.Registry
 	if m.registry == nil {
@@ -322,7 +326,8 @@ func (m *Manager) NewController(opts controller.Options) (*controller.Controller
 // the runnables to return, then flushes the event recorders (see
 // EventRecorder) within what is left of that time. It returns nil after a
 // clean stop; the first error of a runnable (which stops the rest); an
-// error wrapping ErrLeadershipLost and the *leaderelection.LostError when
+// error wrapping the *leaderelection.LostError (and so
+// leaderelection.ErrLeaseLost) when
 // leadership is lost while ctx is live (the leader-only runnables are then
 // cancelled at once, without drain: the process must stop acting, and
 // usually exits); a listen error; or ErrAlreadyStarted.
@@ -371,7 +376,7 @@ func (m *Manager) Start(ctx context.Context) error {
 		m.runs.Go(func() {
 			err := m.elector.Run(ctx)
 			if err != nil && parent.Err() == nil {
-				cancel(fmt.Errorf("manager: %w: %w", ErrLeadershipLost, err))
+				cancel(fmt.Errorf("manager: %w", err))
 			}
 		})
 	}
@@ -479,7 +484,7 @@ func stopCause(cause error) error {
 	switch {
 	case cause == nil:
 		return nil
-	case errors.Is(cause, ErrLeadershipLost):
+	case errors.Is(cause, leaderelection.ErrLeaseLost):
 		return cause
 	case errors.Is(cause, context.Canceled):
 		return nil

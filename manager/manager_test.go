@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +20,7 @@ import (
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/manager"
 )
 
@@ -28,16 +28,16 @@ func deployment(ns, name string) *appsv1.Deployment {
 	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 }
 
-// eventually polls cond until it holds or 20s pass.
+// eventually polls cond until it holds (kubegotest.Poll, with its
+// default bound), failing t with what it waited for.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+	kubegotest.Eventually(t.Context(), t, func(context.Context) error {
+		if !cond() {
+			return fmt.Errorf("waiting for %s", what)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func get(t *testing.T, url string) (int, string) {

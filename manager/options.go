@@ -75,9 +75,10 @@ type Options struct {
 	// the Manager stops. Zero means DefaultGracefulShutdownTimeout.
 	GracefulShutdownTimeout time.Duration
 	// TracerProvider, if set, traces every API request of the shared
-	// client and every reconcile of the Manager's controllers (unless
-	// their controller.Options name another) as OpenTelemetry spans. Nil
-	// means no tracing.
+	// client (its span sent to the server as a W3C traceparent header)
+	// and every reconcile of the Manager's controllers (unless their
+	// controller.Options name another) as OpenTelemetry spans. Nil means
+	// no tracing.
 	TracerProvider trace.TracerProvider
 	// Logger receives the Manager's records and is the default logger of
 	// its controllers, informers, client and leader election. Nil means

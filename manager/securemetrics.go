@@ -10,7 +10,7 @@ import (
 
 	"github.com/kubego/kubego/authfilter"
 	"github.com/kubego/kubego/internal/servingcert"
-	"github.com/kubego/kubego/webhook/certs"
+	"github.com/kubego/kubego/certs"
 )
 
 // SecureMetrics makes the metrics server (Options.MetricsAddr) serve HTTPS
@@ -41,6 +41,11 @@ type SecureMetrics struct {
 	Auth authfilter.Options
 	// TLSMinVersion is the lowest TLS version accepted; zero means TLS 1.2.
 	TLSMinVersion uint16
+	// DisableHTTP2 serves the metrics over HTTP/1.1 only. HTTP/2 is on by
+	// default, as for the webhook server (see webhook.Options.DisableHTTP2:
+	// the standard library's server bounds the "rapid reset" attack);
+	// scrapers need nothing more than HTTP/1.1.
+	DisableHTTP2 bool
 }
 
 // metricsSecurity is what setupSecureMetrics prepares for serve.
@@ -78,6 +83,9 @@ func (m *Manager) setupSecureMetrics() error {
 		return invalid("SecureMetrics needs both CertFile and KeyFile, or neither")
 	}
 	cfg := &tls.Config{MinVersion: sm.TLSMinVersion}
+	if sm.DisableHTTP2 {
+		cfg.NextProtos = []string{"http/1.1"}
+	}
 	if cfg.MinVersion == 0 {
 		cfg.MinVersion = tls.VersionTLS12
 	}

@@ -3,16 +3,15 @@ package manager
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kubego/kubego/internal/httpserve"
 )
 
 // MetricsHandler serves the registry in the Prometheus exposition format.
@@ -47,14 +46,10 @@ func (m *Manager) serve() (stop func(), err error) {
 		mux.Handle("/", health)
 		servers = append(servers, &server{a, mux, &m.healthAddr, nil})
 	}
-	var running []*http.Server
+	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	stop = func() {
-		for _, s := range running {
-			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = s.Shutdown(sctx)
-			cancel()
-		}
+		cancel()
 		wg.Wait()
 	}
 	for _, s := range servers {
@@ -67,14 +62,12 @@ func (m *Manager) serve() (stop func(), err error) {
 		if m.opts.HealthAddr == m.opts.MetricsAddr {
 			m.healthAddr.Store(ln.Addr())
 		}
-		hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second, TLSConfig: s.tls, ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelDebug)}
-		running = append(running, hs)
+		opts := httpserve.Options{Listener: ln, Handler: s.mux, TLS: s.tls, Logger: m.log}
+		if sm := m.opts.SecureMetrics; s.tls != nil && sm != nil {
+			opts.DisableHTTP2 = sm.DisableHTTP2
+		}
 		wg.Go(func() {
-			serve := hs.Serve
-			if hs.TLSConfig != nil {
-				serve = func(ln net.Listener) error { return hs.ServeTLS(ln, "", "") }
-			}
-			if err := serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := httpserve.Serve(ctx, opts); err != nil {
 				m.log.Error("server failed", "addr", ln.Addr().String(), "err", err)
 			}
 		})

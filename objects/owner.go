@@ -4,22 +4,11 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/informer"
 )
-
-// Object is an API object with metadata, as client.Object is.
-type Object interface {
-	runtime.Object
-	metav1.Object
-}
-
-// KindResolver finds the kind of an object's Go type without asking the
-// server. *client.Client implements it; its KindOf returns an error when
-// the type is unknown.
-type KindResolver interface {
-	KindOf(obj runtime.Object) (schema.GroupVersionKind, error)
-}
 
 // SetControllerReference makes owner the controller of obj: it adds to
 // obj's ownerReferences a reference to owner with controller and
@@ -31,7 +20,7 @@ type KindResolver interface {
 // reference to another owner; an error wrapping ErrInvalidOwner for an
 // owner without name or UID, or a namespaced owner of a cluster-scoped
 // object or of an object in another namespace; or the resolver's error.
-func SetControllerReference(owner, obj Object, kinds KindResolver) error {
+func SetControllerReference(owner, obj informer.Object, kinds client.KindResolver) error {
 	ref, err := referenceTo(owner, obj, kinds)
 	if err != nil {
 		return err
@@ -51,7 +40,7 @@ func SetControllerReference(owner, obj Object, kinds KindResolver) error {
 // blockOwnerDeletion). The garbage collector deletes obj once all its
 // owners are gone. It returns the errors of SetControllerReference, except
 // *AlreadyOwnedError.
-func SetOwnerReference(owner, obj Object, kinds KindResolver) error {
+func SetOwnerReference(owner, obj informer.Object, kinds client.KindResolver) error {
 	ref, err := referenceTo(owner, obj, kinds)
 	if err != nil {
 		return err
@@ -67,7 +56,7 @@ func SetOwnerReference(owner, obj Object, kinds KindResolver) error {
 
 // referenceTo returns a plain reference to owner, checking that obj may
 // have it.
-func referenceTo(owner, obj Object, kinds KindResolver) (metav1.OwnerReference, error) {
+func referenceTo(owner, obj informer.Object, kinds client.KindResolver) (metav1.OwnerReference, error) {
 	if owner.GetName() == "" || owner.GetUID() == "" {
 		return metav1.OwnerReference{}, fmt.Errorf("objects: %w: owner %q has no name or no UID (read it from the server first)", ErrInvalidOwner, owner.GetName())
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/objects"
 )
 
@@ -48,7 +49,7 @@ func TestSetControllerReference(t *testing.T) {
 	plain := metav1.OwnerReference{APIVersion: "v1", Kind: "Namespace", Name: "team", UID: "u5"}
 	tests := []struct {
 		name     string
-		owner    objects.Object
+		owner    informer.Object
 		obj      *corev1.ConfigMap
 		want     []metav1.OwnerReference
 		wantErr  error

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/informer"
 )
 
 // PatchOptions configure Patch and PatchStatus. The zero value sends a
@@ -36,7 +37,7 @@ type PatchOptions struct {
 // the status, nothing is sent and new is returned.
 //
 // Server refusals are *apierrors.StatusError, as for r.Patch.
-func Patch[T client.Object](ctx context.Context, r *client.Resource[T], old, new T, opts PatchOptions) (T, error) {
+func Patch[T informer.Object](ctx context.Context, r *client.Resource[T], old, new T, opts PatchOptions) (T, error) {
 	return patch(ctx, r, old, new, opts, false)
 }
 
@@ -45,11 +46,11 @@ func Patch[T client.Object](ctx context.Context, r *client.Resource[T], old, new
 // stored. It is Patch for the status: changes outside the status are not
 // sent. Use it instead of UpdateStatus on a copy of a cached object, which
 // conflicts when the cache lags behind the server.
-func PatchStatus[T client.Object](ctx context.Context, r *client.Resource[T], old, new T, opts PatchOptions) (T, error) {
+func PatchStatus[T informer.Object](ctx context.Context, r *client.Resource[T], old, new T, opts PatchOptions) (T, error) {
 	return patch(ctx, r, old, new, opts, true)
 }
 
-func patch[T client.Object](ctx context.Context, r *client.Resource[T], old, new T, opts PatchOptions, status bool) (T, error) {
+func patch[T informer.Object](ctx context.Context, r *client.Resource[T], old, new T, opts PatchOptions, status bool) (T, error) {
 	var zero T
 	if old.GetName() != new.GetName() || old.GetNamespace() != new.GetNamespace() {
 		return zero, fmt.Errorf("objects: %w: patch from %s/%s to %s/%s", ErrKeyChanged, old.GetNamespace(), old.GetName(), new.GetNamespace(), new.GetName())
@@ -70,7 +71,7 @@ func patch[T client.Object](ctx context.Context, r *client.Resource[T], old, new
 
 // send writes merge patch p to the object name (or its subresource sub),
 // adding old's resourceVersion with an optimistic lock.
-func send[T client.Object](ctx context.Context, r *client.Resource[T], old T, name string, p map[string]any, opts PatchOptions, sub ...string) (T, error) {
+func send[T informer.Object](ctx context.Context, r *client.Resource[T], old T, name string, p map[string]any, opts PatchOptions, sub ...string) (T, error) {
 	var zero T
 	if opts.OptimisticLock {
 		md, _ := p["metadata"].(map[string]any)

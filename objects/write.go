@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/informer"
 )
 
 // Result says what CreateOrUpdate or CreateOrPatch did.
@@ -44,7 +45,7 @@ const (
 // client.RetryOnConflict to try again on fresh data. Status changes are
 // ignored by Update on resources with a status subresource: use
 // CreateOrPatch, which writes them.
-func CreateOrUpdate[T client.Object](ctx context.Context, r *client.Resource[T], obj T, mutate func(T) error) (T, Result, error) {
+func CreateOrUpdate[T informer.Object](ctx context.Context, r *client.Resource[T], obj T, mutate func(T) error) (T, Result, error) {
 	r, cur, created, res, err := getOrCreate(ctx, r, obj, mutate)
 	if err != nil || created {
 		return cur, res, err
@@ -71,7 +72,7 @@ func CreateOrUpdate[T client.Object](ctx context.Context, r *client.Resource[T],
 // creation the status set by mutate is sent with the create, which a
 // resource with a status subresource ignores; it is written by the next
 // call.
-func CreateOrPatch[T client.Object](ctx context.Context, r *client.Resource[T], obj T, mutate func(T) error) (T, Result, error) {
+func CreateOrPatch[T informer.Object](ctx context.Context, r *client.Resource[T], obj T, mutate func(T) error) (T, Result, error) {
 	r, cur, created, res, err := getOrCreate(ctx, r, obj, mutate)
 	if err != nil || created {
 		return cur, res, err
@@ -104,7 +105,7 @@ func CreateOrPatch[T client.Object](ctx context.Context, r *client.Resource[T], 
 // getOrCreate reads the object obj names; when it does not exist, it
 // creates a mutated copy of obj (created true). It returns r scoped to
 // the object's namespace.
-func getOrCreate[T client.Object](ctx context.Context, r *client.Resource[T], obj T, mutate func(T) error) (*client.Resource[T], T, bool, Result, error) {
+func getOrCreate[T informer.Object](ctx context.Context, r *client.Resource[T], obj T, mutate func(T) error) (*client.Resource[T], T, bool, Result, error) {
 	var zero T
 	if ns := obj.GetNamespace(); ns != "" {
 		r = r.Namespace(ns)
@@ -135,7 +136,7 @@ func getOrCreate[T client.Object](ctx context.Context, r *client.Resource[T], ob
 
 // mutateKeeping calls mutate on obj and checks that it kept the name and
 // namespace.
-func mutateKeeping[T client.Object](obj T, mutate func(T) error) error {
+func mutateKeeping[T informer.Object](obj T, mutate func(T) error) error {
 	if mutate == nil {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/scheme"
@@ -37,14 +39,12 @@ type Options struct {
 	// ReportingInstance names this replica in reportingInstance (at most 128
 	// characters). Empty means ReportingController + "-" + the hostname.
 	ReportingInstance string
-	// KindOf, when set, finds the kind of regarding and related objects
-	// that carry no TypeMeta (typed objects usually do not), before Scheme
-	// is asked: client.Client.KindOf knows the custom resource types of its
-	// registry too. Manager.EventRecorder sets it to the Manager's client.
-	KindOf func(runtime.Object) (schema.GroupVersionKind, error)
-	// Scheme finds the kind of regarding and related objects that carry no
-	// TypeMeta when KindOf is nil. Nil means scheme.Default().
-	Scheme *runtime.Scheme
+	// Kinds finds the kind of regarding and related objects that carry no
+	// TypeMeta (typed objects usually do not): a *client.Client knows the
+	// custom resource types of its registry too, and
+	// Manager.EventRecorder gives the Manager's. Nil means the built-in
+	// kinds of scheme.Default().
+	Kinds client.KindResolver
 
 	// BufferSize bounds the new Events waiting to be created; beyond it
 	// Eventf drops the new occurrence (DropBufferFull) rather than block
@@ -106,8 +106,8 @@ func (o Options) resolved() (Options, error) {
 			o.ReportingInstance = o.ReportingInstance[:128]
 		}
 	}
-	if o.Scheme == nil {
-		o.Scheme = scheme.Default()
+	if o.Kinds == nil {
+		o.Kinds = schemeKinds{scheme.Default()}
 	}
 	o.Clock = clock.Or(o.Clock)
 	o.Logger = defaultlog.Or(o.Logger)
@@ -150,4 +150,19 @@ func (o Options) resolved() (Options, error) {
 		return o, &OptionsError{"ReportingInstance", "must have at most 128 characters"}
 	}
 	return o, nil
+}
+
+// schemeKinds is the KindResolver of a scheme: the first kind it knows
+// for the object's Go type.
+type schemeKinds struct{ s *runtime.Scheme }
+
+func (k schemeKinds) KindOf(obj runtime.Object) (schema.GroupVersionKind, error) {
+	kinds, _, err := k.s.ObjectKinds(obj)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	if len(kinds) == 0 {
+		return schema.GroupVersionKind{}, fmt.Errorf("no kind is registered for %T", obj)
+	}
+	return kinds[0], nil
 }

@@ -581,7 +581,7 @@ func FuzzEventName(f *testing.F) {
 	})
 }
 
-// Options.KindOf names the kind of an object without TypeMeta that the
+// Options.Kinds names the kind of an object without TypeMeta that the
 // scheme does not know (a custom resource built in code); its error makes
 // the event invalid.
 func TestKindOfNamesCustomObjects(t *testing.T) {
@@ -593,7 +593,7 @@ func TestKindOfNamesCustomObjects(t *testing.T) {
 		return schema.GroupVersionKind{}, errors.New("not mine")
 	}
 	sink := newMemSink()
-	r := newRecorder(t, sink, func(o *Options) { o.KindOf = kindOf })
+	r := newRecorder(t, sink, func(o *Options) { o.Kinds = kindFunc(kindOf) })
 	defer shutdown(t, r)
 	ev, err := r.prepare(&unknown{ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "ns"}}, nil, Normal, "Made", "Make", "note", nil)
 	if err != nil {
@@ -608,3 +608,8 @@ func TestKindOfNamesCustomObjects(t *testing.T) {
 		t.Fatalf("prepare with a failing KindOf = %v, want an InvalidEventError on regarding", err)
 	}
 }
+
+// kindFunc adapts a function to client.KindResolver.
+type kindFunc func(runtime.Object) (schema.GroupVersionKind, error)
+
+func (f kindFunc) KindOf(obj runtime.Object) (schema.GroupVersionKind, error) { return f(obj) }

@@ -30,7 +30,7 @@ func (k objectKey) reference(resourceVersion, fieldPath string) corev1.ObjectRef
 
 // reference describes obj. A *corev1.ObjectReference is taken as it is;
 // any other object must have metadata, and a kind known from its TypeMeta,
-// Options.KindOf or the scheme.
+// Options.Kinds.
 func (r *Recorder) reference(field string, obj runtime.Object) (corev1.ObjectReference, error) {
 	if obj == nil || isNilPointer(obj) {
 		return corev1.ObjectReference{}, &InvalidEventError{Field: field, Reason: "object is nil"}
@@ -46,19 +46,12 @@ func (r *Recorder) reference(field string, obj runtime.Object) (corev1.ObjectRef
 		return corev1.ObjectReference{}, &InvalidEventError{Field: field, Reason: "object has no metadata", Err: err}
 	}
 	gvk := obj.GetObjectKind().GroupVersionKind()
-	if gvk.Empty() && r.opts.KindOf != nil {
-		k, err := r.opts.KindOf(obj)
+	if gvk.Empty() {
+		k, err := r.opts.Kinds.KindOf(obj)
 		if err != nil {
 			return corev1.ObjectReference{}, &InvalidEventError{Field: field, Reason: "kind of " + reflect.TypeOf(obj).String() + " is unknown", Err: err}
 		}
 		gvk = k
-	}
-	if gvk.Empty() {
-		kinds, _, err := r.opts.Scheme.ObjectKinds(obj)
-		if err != nil || len(kinds) == 0 {
-			return corev1.ObjectReference{}, &InvalidEventError{Field: field, Reason: "kind of " + reflect.TypeOf(obj).String() + " is unknown to the scheme", Err: err}
-		}
-		gvk = kinds[0]
 	}
 	if acc.GetName() == "" {
 		return corev1.ObjectReference{}, &InvalidEventError{Field: field, Reason: "object has no name"}

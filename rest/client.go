@@ -16,6 +16,7 @@ import (
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/internal/codec/protodec"
 	"github.com/kubego/kubego/internal/defaultlog"
+	"github.com/kubego/kubego/internal/secret"
 	"github.com/kubego/kubego/scheme"
 )
 
@@ -55,7 +56,7 @@ type Client struct {
 	bodyProgress time.Duration
 	// static are the Config's own credentials, redacted from what the
 	// server sends back (see secrets).
-	static   []string
+	static   []secret.Value
 	agent    string
 	limiter  RateLimiter
 	warnings WarningHandler
@@ -94,7 +95,7 @@ func NewClient(cfg *Config) (*Client, error) {
 		}
 		rt = &bearerRT{host: host, src: src, next: rt}
 	case cfg.BearerToken != "":
-		rt = &bearerRT{host: host, src: staticToken(cfg.BearerToken), next: rt}
+		rt = &bearerRT{host: host, src: staticToken{secret.New(cfg.BearerToken)}, next: rt}
 	case cfg.Username != "":
 		rt = newBasicRT(host, cfg.Username, cfg.Password, rt)
 	}
@@ -161,14 +162,13 @@ func NewClient(cfg *Config) (*Client, error) {
 }
 
 // staticSecrets lists the credentials cfg holds in readable form.
-func staticSecrets(cfg *Config) []string {
-	var out []string
+func staticSecrets(cfg *Config) []secret.Value {
+	var out []secret.Value
 	if cfg.BearerToken != "" {
-		out = append(out, cfg.BearerToken)
+		out = append(out, secret.New(cfg.BearerToken))
 	}
 	if cfg.Password != "" {
-		out = append(out, cfg.Password)
-		out = append(out, newBasicRT("", cfg.Username, cfg.Password, nil).header)
+		out = append(out, secret.New(cfg.Password), newBasicRT("", cfg.Username, cfg.Password, nil).header)
 	}
 	return out
 }

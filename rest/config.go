@@ -76,9 +76,10 @@ type Config struct {
 	// uses protobuf for built-in kinds that support it and JSON otherwise.
 	ContentType ContentType
 
-	// RateLimiter, when set, is waited on before every request. Nil (the
-	// default) means no client-side throttling: servers use priority and
-	// fairness and answer 429 with Retry-After, which the client honours.
+	// RateLimiter, when set, is waited on before every request (a
+	// TokenBucket, for one). Nil (the default) means no client-side
+	// throttling: servers use priority and fairness and answer 429 with
+	// Retry-After, which the client honours.
 	RateLimiter RateLimiter
 
 	// MaxRetries bounds how often a request that is safe to repeat is retried
@@ -159,9 +160,11 @@ type Config struct {
 	// body fails the call with a *LimitError naming MaxResponseBytes. Zero
 	// means 512 MiB: a LIST page of 500 objects (the informers' page size)
 	// is a few MiB in practice, and reaches hundreds of MiB only if most of
-	// its objects near etcd's 1.5 MiB limit on one object; raise it for
-	// larger pages of large objects. Stream and Watch are not bounded by
-	// it (watch events are bounded one by one by MaxFrameBytes).
+	// its objects near etcd's 1.5 MiB limit on one object; an unpaginated
+	// LIST of 100,000 ordinary Pods fits too. Raise it for larger pages of
+	// large objects. A body that breaks the limit costs about the limit in
+	// memory before it is refused. Stream and Watch are not bounded by it
+	// (watch events are bounded one by one by MaxFrameBytes).
 	MaxResponseBytes int64
 
 	// MaxGzipRatio bounds how many times a gzip-compressed response body

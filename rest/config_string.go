@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -22,6 +23,11 @@ func (c Config) Format(f fmt.State, verb rune) { _, _ = f.Write([]byte(c.describ
 
 // LogValue makes log/slog print the redacted form.
 func (c Config) LogValue() slog.Value { return slog.StringValue(c.describe()) }
+
+// MarshalJSON encodes the redacted form as a JSON string: a Config is no
+// wire format, and encoding/json (a JSON log, a debug dump) must not carry
+// its secrets.
+func (c Config) MarshalJSON() ([]byte, error) { return json.Marshal(c.describe()) }
 
 func (c *Config) describe() string {
 	var b strings.Builder
@@ -111,6 +117,9 @@ func (t TLSConfig) Format(f fmt.State, verb rune) { _, _ = f.Write([]byte(t.desc
 
 // LogValue makes log/slog print the redacted form.
 func (t TLSConfig) LogValue() slog.Value { return slog.StringValue(t.describe()) }
+
+// MarshalJSON encodes the redacted form as a JSON string.
+func (t TLSConfig) MarshalJSON() ([]byte, error) { return json.Marshal(t.describe()) }
 
 func (t *TLSConfig) describe() string {
 	var parts []string

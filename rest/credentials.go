@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"io"
 	"net/http"
+
+	"github.com/kubego/kubego/internal/secret"
 )
 
 // TokenSource supplies the bearer tokens of an Authenticator made by
@@ -106,29 +108,29 @@ func replayable(req *http.Request) bool {
 }
 
 // staticToken is the TokenSource of Config.BearerToken.
-type staticToken string
+type staticToken struct{ tok secret.Value }
 
-func (s staticToken) Token(context.Context) (string, error)           { return string(s), nil }
-func (s staticToken) Refresh(context.Context, string) (string, error) { return string(s), nil }
+func (s staticToken) Token(context.Context) (string, error)           { return s.tok.Reveal(), nil }
+func (s staticToken) Refresh(context.Context, string) (string, error) { return s.tok.Reveal(), nil }
 
 // basicRT sets HTTP basic authentication (Config.Username/Password) on
 // requests for host that carry no Authorization header.
 type basicRT struct {
 	host   string
-	header string // the full Authorization value; a secret
+	header secret.Value // the full Authorization value
 	next   http.RoundTripper
 }
 
 func newBasicRT(host, user, pass string, next http.RoundTripper) *basicRT {
 	h := "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
-	return &basicRT{host: host, header: h, next: next}
+	return &basicRT{host: host, header: secret.New(h), next: next}
 }
 
 func (a *basicRT) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Header.Get("Authorization") != "" || req.URL.Host != a.host {
 		return a.next.RoundTrip(req)
 	}
-	return a.next.RoundTrip(withHeader(req, "Authorization", a.header))
+	return a.next.RoundTrip(withHeader(req, "Authorization", a.header.Reveal()))
 }
 
 func closeBody(req *http.Request) {

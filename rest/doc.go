@@ -110,7 +110,16 @@
 //     and a gzip body by Config.MaxGzipRatio (the client asks for gzip
 //     itself and decompresses as it reads); a watch event by
 //     Config.MaxFrameBytes, its memory growing only as its bytes arrive.
-//     Each is a [*LimitError] naming the Config field;
+//     Each is a [*LimitError] naming the Config field. A body read whole
+//     is held in chunks that are never reallocated (or in one buffer sized
+//     by its Content-Length), so a body that never ends costs about
+//     MaxResponseBytes before it is refused, not a multiple of it. The
+//     default, 512 MiB, is several times the largest LIST page a cluster
+//     gives in practice: 100,000 Pods in one page, unpaginated, are a few
+//     hundred MiB in JSON and less in protobuf (the informers list in
+//     pages of 500);
+//   - a body whose request's context ends while it is read is an error
+//     wrapping the context's, never a success with what came;
 //   - every request, watches included, waits at most
 //     Config.ResponseHeaderTimeout for response headers (two minutes
 //     unless set), so a request without a deadline cannot wait forever for
@@ -118,6 +127,9 @@
 //     fails once a window of Config.ResponseBodyProgressTimeout (one
 //     minute unless set) brings less than 64 KiB and not its end, so one
 //     that stalls or trickles after its headers cannot either;
+//   - a Client, a Request, a Result and a WatchStream print none of the
+//     credentials they hold (with fmt, log/slog or encoding/json), nor does
+//     a Config (its String, Format, LogValue and MarshalJSON redact);
 //   - credentials the client holds or sent (its bearer token or password,
 //     and the Authorization header of each attempt, which covers token
 //     files and exec plugins) are replaced by "<redacted>" in error
@@ -131,10 +143,25 @@
 //
 // A 429 is retried whenever the request can be sent again (it was not
 // processed), and a 5xx with Retry-After for GET, HEAD and watch requests,
-// waiting as Retry-After asks (capped by Config.MaxRetryAfter) up to
+// waiting as Retry-After asks (capped by Config.MaxRetryAfter; a date
+// waits at least a second, so a stale one is no invitation to retry back
+// to back) up to
 // Config.MaxRetries times and at most Config.MaxRetryWait in all (one
-// minute unless set); the wait ends early with the context. There is no
-// client-side throttling unless Config.RateLimiter is set.
+// minute unless set); the wait ends early with the context.
+//
+// There is no client-side throttling unless Config.RateLimiter is set, by
+// design: kube-apiserver's API Priority and Fairness classifies each
+// request by FlowSchema into a priority level, shares the server's
+// capacity between levels and, within a level, between flows (users,
+// namespaces) fairly, and answers 429 with Retry-After when a level's
+// queues are full — the retries above honour it. A fixed client-side rate
+// would only second-guess the server. A client that must stay under a rate
+// whatever the server accepts (a batch job sharing a priority level with
+// controllers) sets a [TokenBucket]. [Result.FlowControl] tells which
+// FlowSchema and priority level the server put a request in (UIDs, from
+// the X-Kubernetes-PF-* headers; [FlowControlOf] reads them from any
+// response), and each retry after a 429 is logged at debug level with
+// them.
 //
 // # Watches
 //

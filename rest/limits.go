@@ -124,17 +124,68 @@ func gzipErr(err error) error {
 	return err
 }
 
+// Chunk sizes of readAllLimited: the first chunk of a body of unknown
+// length, and the size the chunks stop doubling at.
+const (
+	firstChunk = 4 << 10
+	maxChunk   = 8 << 20
+)
+
 // readAllLimited reads r to its end, failing with a *LimitError once it has
-// given more than max bytes.
-func readAllLimited(r io.Reader, max int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return b, err
+// given more than limit bytes. size is the body's announced length (-1:
+// unknown); one within limit sizes the buffer once, so such a body is read
+// without a copy (a server that announces more than it sends costs at most
+// limit, as one that never stops does). Otherwise the body is read into
+// chunks that double up to maxChunk, never reallocated, and joined once
+// at its end: a body that breaks the limit costs limit plus one chunk, not
+// the doubled buffers of a growing slice with their garbage.
+func readAllLimited(r io.Reader, limit, size int64) ([]byte, error) {
+	if size >= 0 && size <= limit {
+		// One byte more, so that the end is seen without a second buffer.
+		buf := make([]byte, 0, size+1)
+		return readChunks(r, limit, buf)
 	}
-	if int64(len(b)) > max {
-		return nil, &LimitError{Limit: LimitResponseBytes, Max: max}
+	return readChunks(r, limit, make([]byte, 0, min(firstChunk, limit+1)))
+}
+
+// readChunks reads r into first and, once it is full, further chunks.
+func readChunks(r io.Reader, limit int64, first []byte) ([]byte, error) {
+	chunks := [][]byte{first}
+	var total int64
+	for {
+		cur := &chunks[len(chunks)-1]
+		if len(*cur) == cap(*cur) {
+			// The next chunk: double the last, up to maxChunk, and no
+			// more than needed to see limit+1 bytes.
+			next := min(max(int64(cap(*cur))*2, firstChunk), maxChunk, limit+1-total)
+			if next <= 0 {
+				return nil, &LimitError{Limit: LimitResponseBytes, Max: limit}
+			}
+			chunks = append(chunks, make([]byte, 0, next))
+			cur = &chunks[len(chunks)-1]
+		}
+		n, err := r.Read((*cur)[len(*cur):cap(*cur)])
+		*cur = (*cur)[:len(*cur)+n]
+		total += int64(n)
+		if total > limit {
+			return nil, &LimitError{Limit: LimitResponseBytes, Max: limit}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	return b, nil
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	out := make([]byte, 0, total)
+	for i := range chunks {
+		out = append(out, chunks[i]...)
+		chunks[i] = nil
+	}
+	return out, nil
 }
 
 // progressBody fails a response body that does not keep coming: each

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubego/kubego/internal/secret"
 )
 
 // redactedText replaces a credential found in text the server sent back.
@@ -26,19 +28,33 @@ const minSecret = 4
 // a log.
 type secrets struct {
 	mu   sync.Mutex
-	list []string
+	list []secret.Value
 }
 
 func (s *secrets) add(v ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, x := range v {
-		if len(x) >= minSecret && !slices.Contains(s.list, x) {
-			s.list = append(s.list, x)
-		}
+		s.addLocked(secret.New(x))
 	}
+}
+
+// addValues adds credentials held as secret.Values.
+func (s *secrets) addValues(v ...secret.Value) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, x := range v {
+		s.addLocked(x)
+	}
+}
+
+func (s *secrets) addLocked(x secret.Value) {
+	if len(x.Reveal()) < minSecret || slices.ContainsFunc(s.list, x.Equal) {
+		return
+	}
+	s.list = append(s.list, x)
 	// Longest first, so that a secret containing another is replaced whole.
-	slices.SortFunc(s.list, func(a, b string) int { return len(b) - len(a) })
+	slices.SortFunc(s.list, func(a, b secret.Value) int { return len(b.Reveal()) - len(a.Reveal()) })
 }
 
 // addHeader adds an Authorization header value and the credentials in it.
@@ -67,8 +83,8 @@ func (s *secrets) redact(text string) string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, x := range s.list {
-		if strings.Contains(text, x) {
+	for _, v := range s.list {
+		if x := v.Reveal(); strings.Contains(text, x) {
 			text = strings.ReplaceAll(text, x, redactedText)
 		}
 	}
@@ -95,7 +111,7 @@ func (s *secrets) redactStatus(st *metav1.Status) {
 // static credentials.
 func (c *Client) newSecrets() *secrets {
 	s := &secrets{}
-	s.add(c.static...)
+	s.addValues(c.static...)
 	return s
 }
 

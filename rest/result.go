@@ -20,8 +20,13 @@ type Result struct {
 	contentType string
 	warnings    []Warning
 	secrets     *secrets // redacted from a Status decoded by Into
+	flow        FlowControl
 	err         error
 }
+
+// FlowControl returns what API Priority and Fairness said about the
+// response (the last one, after retries); zero when there was none.
+func (r Result) FlowControl() FlowControl { return r.flow }
 
 // ErrEmptyBody is returned by Result.Into when the response had no body.
 var ErrEmptyBody = errors.New("rest: response has no body")
@@ -47,12 +52,13 @@ func (r *Request) Do(ctx context.Context) Result {
 		contentType: resp.Header.Get("Content-Type"),
 		warnings:    r.c.handleWarnings(resp.Header, r.secrets),
 		secrets:     r.secrets,
+		flow:        FlowControlOf(resp.Header),
 	}
 	if !success(resp.StatusCode) {
 		res.err = r.errorFromResponse(resp)
 		return res
 	}
-	res.body, res.err = r.c.readBody(resp)
+	res.body, res.err = r.c.readBody(ctx, resp)
 	return res
 }
 

@@ -9,6 +9,13 @@ import (
 // defaultTooManyRequestsDelay is the wait after a 429 without Retry-After.
 const defaultTooManyRequestsDelay = time.Second
 
+// minRetryAfterDate is the shortest wait a Retry-After HTTP date gives. A
+// date has a resolution of one second, and one already past (a skewed
+// clock, a cached answer) must not turn into retries sent back to back to
+// a server that is shedding load: it waits as a 429 without Retry-After
+// does.
+const minRetryAfterDate = defaultTooManyRequestsDelay
+
 // retryDelay decides whether resp should be retried and after how long.
 //
 //   - 429 Too Many Requests means the server did not process the request, so
@@ -36,7 +43,8 @@ func (c *Client) retryDelay(resp *http.Response, idempotent, replayable bool, no
 	return min(max(after, 0), c.maxAfter), true
 }
 
-// parseRetryAfter reads a Retry-After value: delay seconds or an HTTP date.
+// parseRetryAfter reads a Retry-After value: delay seconds or an HTTP date
+// (at least minRetryAfterDate from now).
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
@@ -51,7 +59,7 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return time.Duration(s) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return t.Sub(now), true
+		return max(t.Sub(now), minRetryAfterDate), true
 	}
 	return 0, false
 }

@@ -54,6 +54,8 @@ func TestRetries(t *testing.T) {
 		{"GET 500 with Retry-After 0 retries without waiting", 1, 500, "0", func(c *Client) *Request { return c.Get().Resource("pods") }, 2, nil, true},
 		{"Retry-After is capped", 1, 429, "3600", func(c *Client) *Request { return c.Get().Resource("pods") }, 2, []time.Duration{10 * time.Second}, true},
 		{"Retry-After as HTTP date", 1, 429, "Thu, 01 Jan 2026 00:00:05 GMT", func(c *Client) *Request { return c.Get().Resource("pods") }, 2, []time.Duration{5 * time.Second}, true},
+		{"Retry-After date in the past waits a second", 1, 429, "Wed, 31 Dec 2025 23:00:00 GMT", func(c *Client) *Request { return c.Get().Resource("pods") }, 2, []time.Duration{time.Second}, true},
+		{"Retry-After date within the second waits a second", 1, 429, "Thu, 01 Jan 2026 00:00:00 GMT", func(c *Client) *Request { return c.Get().Resource("pods") }, 2, []time.Duration{time.Second}, true},
 		{"count is bounded", 10, 429, "1", func(c *Client) *Request { return c.Get().Resource("pods") }, 4, []time.Duration{time.Second, time.Second, time.Second}, false},
 		{"POST with replayable body retried on 429", 1, 429, "1", func(c *Client) *Request { return c.Post().Resource("pods").Body([]byte(`{"a":1}`)) }, 2, []time.Duration{time.Second}, true},
 		{"POST not retried on 503", 1, 503, "1", func(c *Client) *Request { return c.Post().Resource("pods").Body([]byte(`{"a":1}`)) }, 1, nil, false},

@@ -82,6 +82,9 @@ func (r *Request) send(ctx context.Context, watch bool) (*http.Response, error) 
 		}
 		if attempt < r.c.maxRetries {
 			if delay, ok := r.c.retryDelay(resp, idempotent, replayable, r.c.clock.Now()); ok && waited+delay <= r.c.retryWait {
+				fc := FlowControlOf(resp.Header)
+				r.c.logger.Debug("retrying as the server asks", "method", r.verb, "url", shown.String(), "status", resp.StatusCode,
+					"wait", delay, "flowSchemaUID", fc.FlowSchemaUID, "priorityLevelUID", fc.PriorityLevelUID)
 				r.c.boundProgress(resp)
 				drain(resp.Body)
 				if err := clock.Sleep(ctx, r.c.clock, delay); err != nil {
@@ -223,12 +226,23 @@ func (r *Request) errorFromResponse(resp *http.Response) error {
 }
 
 // readBody reads the whole (decompressed) body, at most the client's
-// MaxResponseBytes and ResponseBodyProgressTimeout, and closes it.
-func (c *Client) readBody(resp *http.Response) ([]byte, error) {
+// MaxResponseBytes and ResponseBodyProgressTimeout, and closes it. ctx is
+// the request's: once it has ended the body is an error whatever the read
+// returned, since a transport may end a read cut short by the context as
+// if the body were complete (and an empty gzip stream reads as an empty
+// body).
+func (c *Client) readBody(ctx context.Context, resp *http.Response) ([]byte, error) {
 	c.boundProgress(resp)
 	rc := c.responseBody(resp)
 	defer rc.Close()
-	b, err := readAllLimited(rc, c.maxBody)
+	size := resp.ContentLength // of what is read: unknown when gunzipped here
+	if stillGzipped(resp) {
+		size = -1
+	}
+	b, err := readAllLimited(rc, c.maxBody, size)
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
 	if err != nil {
 		var le *LimitError
 		var de *DecodeError

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/internal/boundedread"
+	"github.com/kubego/kubego/internal/secret"
 )
 
 // TokenFileMaxAge is how long a token read from Config.BearerTokenFile is
@@ -71,7 +72,7 @@ type tokenFile struct {
 	log   *slog.Logger
 
 	mu     sync.Mutex
-	tok    string
+	tok    secret.Value
 	readAt time.Time
 }
 
@@ -82,7 +83,7 @@ func newTokenFile(path string, c clock.Clock, log *slog.Logger) (*tokenFile, err
 	if err != nil {
 		return nil, err
 	}
-	return &tokenFile{path: path, clock: c, log: log, tok: tok, readAt: c.Now()}, nil
+	return &tokenFile{path: path, clock: c, log: log, tok: secret.New(tok), readAt: c.Now()}, nil
 }
 
 func (f *tokenFile) Token(context.Context) (string, error) {
@@ -91,16 +92,16 @@ func (f *tokenFile) Token(context.Context) (string, error) {
 	if f.clock.Now().Sub(f.readAt) >= TokenFileMaxAge {
 		f.rereadLocked()
 	}
-	return f.tok, nil
+	return f.tok.Reveal(), nil
 }
 
 func (f *tokenFile) Refresh(_ context.Context, rejected string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.tok == rejected {
+	if f.tok.Reveal() == rejected {
 		f.rereadLocked()
 	}
-	return f.tok, nil
+	return f.tok.Reveal(), nil
 }
 
 func (f *tokenFile) rereadLocked() {
@@ -110,5 +111,5 @@ func (f *tokenFile) rereadLocked() {
 		f.readAt = f.clock.Now()
 		return
 	}
-	f.tok, f.readAt = tok, f.clock.Now()
+	f.tok, f.readAt = secret.New(tok), f.clock.Now()
 }

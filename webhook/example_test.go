@@ -16,7 +16,7 @@ import (
 
 	"github.com/kubego/kubego/webhook"
 	"github.com/kubego/kubego/webhook/admission"
-	"github.com/kubego/kubego/webhook/certs"
+	"github.com/kubego/kubego/certs"
 )
 
 // A webhook server on loopback with a development certificate, serving

@@ -19,6 +19,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 	"github.com/kubego/kubego/webhook"
@@ -110,17 +111,17 @@ func (f *fixture) install(t testing.TB, w testenv.Webhooks) {
 	})
 }
 
-// eventually retries cond every 100 ms for up to 30 s: kube-apiserver
-// picks up webhook configurations and CRD changes asynchronously.
+// eventually polls cond (kubegotest.Eventually, with its default bound):
+// kube-apiserver picks up webhook configurations and CRD changes
+// asynchronously.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within 30 s: %s", what)
+	kubegotest.Eventually(context.Background(), t, func(context.Context) error {
+		if !cond() {
+			return fmt.Errorf("waiting for %s", what)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func rules(group string, resources ...string) []admissionregistrationv1.RuleWithOperations {

@@ -3,7 +3,6 @@ package webhook
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/internal/defaultlog"
+	"github.com/kubego/kubego/internal/httpserve"
 	"github.com/kubego/kubego/internal/servingcert"
 )
 
@@ -55,6 +55,17 @@ type Options struct {
 
 	// TLSMinVersion is the lowest TLS version accepted; zero means TLS 1.2.
 	TLSMinVersion uint16
+
+	// DisableHTTP2 serves HTTP/1.1 only. HTTP/2 is on by default: it lets
+	// kube-apiserver send concurrent reviews over one connection, and the
+	// standard library's HTTP/2 server bounds the "rapid reset" attack
+	// (CVE-2023-44487: a client that opens and cancels streams without
+	// end) by running at most MaxConcurrentStreams handlers per
+	// connection, queueing the streams beyond and closing a connection
+	// whose queue grows too long. Set it where policy
+	// asks for HTTP/1.1 only, or to serve as controller-runtime does by
+	// default.
+	DisableHTTP2 bool
 
 	// Logger receives serving failures and certificate reloads; nil sends
 	// warnings and errors to slog.Default() (internal/defaultlog).
@@ -147,24 +158,6 @@ func (s *Server) Start(ctx context.Context) error {
 			return fmt.Errorf("webhook: listen: %w", err)
 		}
 	}
-	tlsCfg := &tls.Config{
-		MinVersion:     s.opts.TLSMinVersion,
-		GetCertificate: s.certs.GetCertificate,
-		NextProtos:     []string{"h2", "http/1.1"},
-	}
-	srv := &http.Server{
-		Handler:           s.wrap(s.mux),
-		ReadHeaderTimeout: 10 * time.Second,
-		// Bounds reading a request, so a body trickling in is cut off too.
-		// Its expiry also cancels the request's context, so it is a little
-		// longer than RequestTimeout, whose cause the handlers then see.
-		ReadTimeout: s.opts.RequestTimeout + time.Second,
-		IdleTimeout: 90 * time.Second,
-		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
-	tl := tls.NewListener(ln, tlsCfg)
-
 	s.mu.Lock()
 	s.serving, s.addr = true, ln.Addr()
 	close(s.ready)
@@ -175,22 +168,20 @@ func (s *Server) Start(ctx context.Context) error {
 		s.mu.Unlock()
 	}()
 	s.log.Info("webhook: serving", "addr", ln.Addr().String())
-
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(tl) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("webhook: serve: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		s.log.Warn("webhook: graceful shutdown cut short; closing connections", "err", err)
-		srv.Close()
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("webhook: serve: %w", err)
+	err := httpserve.Serve(ctx, httpserve.Options{
+		Listener:     ln,
+		Handler:      s.wrap(s.mux),
+		TLS:          &tls.Config{MinVersion: s.opts.TLSMinVersion, GetCertificate: s.certs.GetCertificate},
+		DisableHTTP2: s.opts.DisableHTTP2,
+		// Bounds reading a request, so a body trickling in is cut off too.
+		// Its expiry also cancels the request's context, so it is a little
+		// longer than RequestTimeout, whose cause the handlers then see.
+		ReadTimeout:     s.opts.RequestTimeout + time.Second,
+		ShutdownTimeout: s.opts.ShutdownTimeout,
+		Logger:          s.log,
+	})
+	if err != nil {
+		return fmt.Errorf("webhook: %w", err)
 	}
 	return nil
 }

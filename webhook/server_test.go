@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/kubego/kubego/webhook"
-	"github.com/kubego/kubego/webhook/certs"
+	"github.com/kubego/kubego/certs"
 )
 
 // tlsEnv is a CA and a serving pair written to a directory.

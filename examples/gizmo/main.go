@@ -27,7 +27,7 @@ import (
 	"github.com/kubego/kubego/testenv"
 	"github.com/kubego/kubego/webhook"
 	"github.com/kubego/kubego/webhook/admission"
-	"github.com/kubego/kubego/webhook/certs"
+	"github.com/kubego/kubego/certs"
 )
 
 func main() {

@@ -77,7 +77,7 @@ func run(ctx context.Context, log *slog.Logger, path, name, namespace string, wo
 	}
 	log.Info("starting", "name", name, "server", cc.Config.Host)
 	err = mgr.Start(ctx)
-	if errors.Is(err, manager.ErrLeadershipLost) {
+	if errors.Is(err, leaderelection.ErrLeaseLost) {
 		return fmt.Errorf("stopping after losing leadership: %w", err)
 	}
 	return err

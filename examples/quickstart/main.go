@@ -29,7 +29,7 @@ import (
 type Reconciler struct {
 	deployments *informer.Reader[*appsv1.Deployment] // the shared cache: read-only
 	configMaps  *client.Resource[*corev1.ConfigMap]  // writes go to the server
-	kinds       objects.KindResolver
+	kinds       client.KindResolver
 }
 
 // Reconcile is called with the key of a Deployment that changed, or whose

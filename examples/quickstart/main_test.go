@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -17,68 +15,56 @@ import (
 )
 
 func TestEveryDeploymentGetsItsConfigMap(t *testing.T) {
-	srv := fake.NewServer(fake.Options{}) // an in-memory kube-apiserver
-	defer srv.Close()
-	mgr, err := manager.New(manager.Options{Config: srv.Config(), Logger: kubegotest.Logger(t, nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Setup(mgr); err != nil {
-		t.Fatal(err)
-	}
-	ctx := start(t, mgr)
-
-	deps := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace("default")
-	dep, err := deps.Create(ctx, deployment("web", 2), metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubegotest.Eventually(ctx, t, replicasAre(mgr, "web", "2")) // polls until nil, fails with the last error
-
-	dep.Spec.Replicas = new(int32(5))
-	if _, err := deps.Update(ctx, dep, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	kubegotest.Eventually(ctx, t, replicasAre(mgr, "web", "5"))
-
-	cms := client.Typed[*corev1.ConfigMap](mgr.Client()).Namespace("default")
-	if err := cms.Delete(ctx, "web-replicas", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	kubegotest.Eventually(ctx, t, replicasAre(mgr, "web", "5")) // recreated
-}
-
-// start runs mgr until the test ends and fails the test if it returns an
-// error; the context it returns ends with the test or after a minute.
-func start(t *testing.T, mgr *manager.Manager) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
+	synctest.Test(t, func(t *testing.T) { // fake time: nothing waits on the wall clock
+		srv := fake.NewServer(fake.Options{}) // an in-memory API server, served in this process
+		defer srv.Close()
+		mgr, err := manager.New(manager.Options{Config: srv.InProcessConfig(), Logger: kubegotest.Logger(t, nil)})
+		if err != nil {
+			t.Fatal(err)
 		}
+		ctrl, err := Setup(mgr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kubegotest.Start(t, mgr) // runs until the test ends; its error fails the test
+
+		deps := client.Typed[*appsv1.Deployment](mgr.Client()).Namespace("default")
+		dep, err := deps.Create(t.Context(), deployment("web", 2), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kubegotest.Settle(t, ctrl) // every event handled, every reconcile done
+		replicasAre(t, mgr, "web", "2")
+
+		dep.Spec.Replicas = new(int32(5))
+		if _, err := deps.Update(t.Context(), dep, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		kubegotest.Settle(t, ctrl)
+		replicasAre(t, mgr, "web", "5")
+
+		cms := client.Typed[*corev1.ConfigMap](mgr.Client()).Namespace("default")
+		if err := cms.Delete(t.Context(), "web-replicas", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		kubegotest.Settle(t, ctrl)
+		replicasAre(t, mgr, "web", "5") // recreated
 	})
-	return ctx
 }
 
 // replicasAre checks the ConfigMap of the Deployment name: its data and
 // its owner.
-func replicasAre(mgr *manager.Manager, name, want string) func(context.Context) error {
-	cms := client.Typed[*corev1.ConfigMap](mgr.Client()).Namespace("default")
-	return func(ctx context.Context) error {
-		cm, err := cms.Get(ctx, name+"-replicas", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if got := cm.Data["replicas"]; got != want {
-			return fmt.Errorf("replicas %q, want %q", got, want)
-		}
-		if len(cm.OwnerReferences) != 1 || cm.OwnerReferences[0].Name != name {
-			return fmt.Errorf("owner references %v, want the Deployment %s", cm.OwnerReferences, name)
-		}
-		return nil
+func replicasAre(t *testing.T, mgr *manager.Manager, name, want string) {
+	t.Helper()
+	cm, err := client.Typed[*corev1.ConfigMap](mgr.Client()).Namespace("default").Get(t.Context(), name+"-replicas", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cm.Data["replicas"]; got != want {
+		t.Errorf("replicas %q, want %q", got, want)
+	}
+	if len(cm.OwnerReferences) != 1 || cm.OwnerReferences[0].Name != name {
+		t.Errorf("owner references %v, want the Deployment %s", cm.OwnerReferences, name)
 	}
 }
 

@@ -16,6 +16,9 @@ func TestReadmeShowsThisProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := strings.Count(string(readme), "\n"); n > 200 {
+		t.Errorf("README.md has %d lines: keep the front door to 200 and move the rest to docs/", n)
+	}
 	const marker = "<!-- source: "
 	blocks := 0
 	rest := string(readme)

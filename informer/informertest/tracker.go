@@ -258,6 +258,9 @@ func (s scoped[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.In
 	return s.t.watch(ctx, s.ns, opts)
 }
 
+// Namespace is the namespace listed and watched (see informer.Namespaced).
+func (s scoped[T]) Namespace() string { return s.ns }
+
 func matcher(ns string, opts metav1.ListOptions) (func(informer.Object) bool, error) {
 	sel := labels.Everything()
 	if opts.LabelSelector != "" {

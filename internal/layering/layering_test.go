@@ -21,8 +21,9 @@ var layers = map[string]int{
 	"scheme":         1,
 	"workqueue":      1,
 	"apischema":      1, // structural schemas from Go types; reads the captured OpenAPI models
+	"webhook":        1, // webhook server, admission, conversion; imports no client
+	"certs":          1, // CAs, serving and client certificates
 	"apply":          2, // typed server-side apply configurations and Extract; reads apischema
-	"webhook":        1, // webhook server, admission, conversion, certs; imports no client
 	"rest":           2,
 	"informer":       2, // defines its ListerWatcher; never imports rest
 	"auth":           3,

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/kubego/kubego/internal/boundedread"
+	"github.com/kubego/kubego/internal/secret"
 )
 
 // MaxFileBytes bounds the certificate and key files read.
@@ -43,7 +44,7 @@ type Source struct {
 	mu         sync.Mutex
 	cert       *tls.Certificate
 	certPEM    []byte
-	keyPEM     []byte
+	keyPEM     secret.Value
 	failLogged bool
 }
 
@@ -69,7 +70,7 @@ func (s *Source) Current() (*tls.Certificate, error) {
 	if err := errors.Join(cerr, kerr); err != nil {
 		return s.keep(fmt.Errorf("%s: reading the serving certificate: %w", s.prefix, err))
 	}
-	if s.cert != nil && bytes.Equal(certPEM, s.certPEM) && bytes.Equal(keyPEM, s.keyPEM) {
+	if s.cert != nil && bytes.Equal(certPEM, s.certPEM) && string(keyPEM) == s.keyPEM.Reveal() {
 		return s.cert, nil
 	}
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
@@ -82,7 +83,7 @@ func (s *Source) Current() (*tls.Certificate, error) {
 		}
 	}
 	reloaded := s.cert != nil
-	s.cert, s.certPEM, s.keyPEM = &pair, certPEM, keyPEM
+	s.cert, s.certPEM, s.keyPEM = &pair, certPEM, secret.FromBytes(keyPEM)
 	s.failLogged = false
 	if reloaded {
 		s.log.Info(s.prefix+": serving certificate reloaded", "file", s.certFile, "serial", pair.Leaf.SerialNumber.String(), "notAfter", pair.Leaf.NotAfter)

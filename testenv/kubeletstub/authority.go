@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/kubego/kubego/webhook/certs"
+	"github.com/kubego/kubego/certs"
 )
 
 // Authority is the CA that signs the stand-in's serving certificate. Make

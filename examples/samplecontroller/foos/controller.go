@@ -37,7 +37,7 @@ type Reconciler struct {
 	deployments *informer.Reader[*appsv1.Deployment]
 	fooClient   *client.Resource[*Foo]
 	depClient   *client.Resource[*appsv1.Deployment]
-	kinds       objects.KindResolver
+	kinds       client.KindResolver
 	events      *record.Recorder
 }
 

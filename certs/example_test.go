@@ -5,7 +5,7 @@ import (
 	"net"
 	"os"
 
-	"github.com/kubego/kubego/webhook/certs"
+	"github.com/kubego/kubego/certs"
 )
 
 // A CA and a serving certificate for a webhook on loopback, written where

@@ -7,9 +7,11 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"net"
 	"time"
@@ -56,11 +58,30 @@ type ServingOptions struct {
 	Validity time.Duration
 }
 
-// KeyPair is a certificate and its private key, both PEM.
+// KeyPair is a certificate and its private key, both PEM. Printed with
+// fmt, log/slog or encoding/json it shows the certificate's size and not
+// the key; Write stores both.
 type KeyPair struct {
 	CertPEM []byte
 	KeyPEM  []byte
 }
+
+// String describes p without its key.
+func (p KeyPair) String() string {
+	return fmt.Sprintf("certs.KeyPair{CertPEM: %d bytes, KeyPEM: [redacted]}", len(p.CertPEM))
+}
+
+// GoString is like String.
+func (p KeyPair) GoString() string { return p.String() }
+
+// Format makes every fmt verb print String.
+func (p KeyPair) Format(f fmt.State, verb rune) { _, _ = f.Write([]byte(p.String())) }
+
+// LogValue makes log/slog print String.
+func (p KeyPair) LogValue() slog.Value { return slog.StringValue(p.String()) }
+
+// MarshalJSON encodes String as a JSON string.
+func (p KeyPair) MarshalJSON() ([]byte, error) { return json.Marshal(p.String()) }
 
 // NewCA makes a self-signed CA with a fresh key.
 func NewCA(opts CAOptions) (*CA, error) {
@@ -106,43 +127,18 @@ func (ca *CA) Issue(opts ServingOptions) (KeyPair, error) {
 	if len(opts.DNSNames) == 0 && len(opts.IPs) == 0 {
 		return KeyPair{}, ErrNoNames
 	}
-	if opts.Validity <= 0 {
-		opts.Validity = 30 * 24 * time.Hour
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return KeyPair{}, fmt.Errorf("certs: serving key: %w", err)
-	}
-	serial, err := newSerial()
-	if err != nil {
-		return KeyPair{}, err
-	}
 	cn := ""
 	if len(opts.DNSNames) > 0 {
 		cn = opts.DNSNames[0]
 	} else {
 		cn = opts.IPs[0].String()
 	}
-	now := ca.clock.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: cn},
-		DNSNames:     append([]string(nil), opts.DNSNames...),
-		IPAddresses:  append([]net.IP(nil), opts.IPs...),
-		NotBefore:    now.Add(-5 * time.Minute),
-		NotAfter:     now.Add(opts.Validity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.key)
-	if err != nil {
-		return KeyPair{}, fmt.Errorf("certs: signing serving certificate: %w", err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return KeyPair{}, fmt.Errorf("certs: encoding key: %w", err)
-	}
-	return KeyPair{CertPEM: pemBlock("CERTIFICATE", der), KeyPEM: pemBlock("PRIVATE KEY", keyDER)}, nil
+	return ca.sign(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: cn},
+		DNSNames:    append([]string(nil), opts.DNSNames...),
+		IPAddresses: append([]net.IP(nil), opts.IPs...),
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}, opts.Validity)
 }
 
 func newSerial() (*big.Int, error) {

@@ -1,6 +1,4 @@
-//go:build linux
-
-package faults_test
+package fake
 
 import (
 	"bytes"
@@ -15,26 +13,64 @@ import (
 	"github.com/kubego/kubego/rest"
 )
 
-// inProcess returns a config whose requests h serves in this process: no
-// listener, no TLS, no HTTP framing. Each request runs h in a goroutine of
-// its own; a response that h ends without flushing comes back whole from a
-// buffer, and one that h flushes (a watch) streams through a pipe from the
-// first flush on. Closing the response body cancels the request's context
-// and fails h's further writes, as a client hanging up does.
-func inProcess(h http.Handler) *rest.Config {
+// InProcessHost is the Host of the Configs InProcessConfig returns. No
+// name of the reserved .invalid domain resolves, so such a Config can never
+// reach a real server by mistake.
+const InProcessHost = "http://fake.in-process.invalid"
+
+// ErrClosed is returned (wrapped) by the requests of an InProcessConfig
+// made after Server.Close, as a connection refused by a stopped server.
+var ErrClosed = errors.New("fake: server closed")
+
+// ErrClientHungUp is what the server's writes of a response return once
+// its client has closed the body or cancelled the request.
+var ErrClientHungUp = errors.New("fake: the in-process client closed the response body")
+
+// InProcessConfig returns a fresh rest.Config whose requests the server
+// serves in the calling process: no listener, no socket, no TLS and no
+// HTTP framing. Each request runs the server's handler in a goroutine of
+// its own; a response the handler writes without flushing comes back
+// whole, and one it flushes (a watch) streams from the first flush on.
+// Closing a response body, or cancelling a request's context, cancels the
+// handler's context and fails its further writes with ErrClientHungUp, as
+// a client hanging up does. It can be called before or after Config and
+// any number of times; it does not start the listener. After Close, every
+// request fails with an error wrapping ErrClosed.
+//
+// Nothing in the path waits on the network, so clients, informers,
+// controllers and whole Managers built from it run inside a
+// testing/synctest bubble, where time is fake: create the Server in the
+// bubble too (its watches' timers and channels must belong to it), and
+// Close it (or cancel every watch) before the bubble ends.
+//
+// The Config's transport is the in-process one, set through
+// WrapTransport: a wrapper set by the caller must keep calling the
+// transport it is given (as rest documents). What the client's own chain
+// adds below WrapTransport (credentials, impersonation headers, the
+// configured UserAgent) does not reach the fake, which authenticates
+// nobody and reads the User-Agent only to name a write's field manager
+// when the request names none: it gets rest.DefaultUserAgent().
+func (s *Server) InProcessConfig() *rest.Config {
 	return &rest.Config{
-		Host:          "http://in-process.invalid",
-		WrapTransport: func(http.RoundTripper) http.RoundTripper { return inProcessRT{h} },
+		Host:          InProcessHost,
+		WrapTransport: func(http.RoundTripper) http.RoundTripper { return inProcessRT{s: s} },
 	}
 }
 
-type inProcessRT struct{ h http.Handler }
-
-// errHungUp is what a handler's write returns once the client closed the
-// response body.
-var errHungUp = errors.New("in-process client closed the response body")
+// inProcessRT serves a request with the server's handler in this process.
+type inProcessRT struct{ s *Server }
 
 func (t inProcessRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	select {
+	case <-t.s.closed:
+		closeBody(r)
+		return nil, fmt.Errorf("%s %s: %w", r.Method, r.URL.Redacted(), ErrClosed)
+	default:
+	}
+	if err := r.Context().Err(); err != nil {
+		closeBody(r)
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(r.Context())
 	sr := r.Clone(ctx)
 	sr.RequestURI = r.URL.RequestURI()
@@ -43,6 +79,9 @@ func (t inProcessRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	if sr.Host == "" {
 		sr.Host = r.URL.Host
 	}
+	if sr.Header.Get("User-Agent") == "" {
+		sr.Header.Set("User-Agent", rest.DefaultUserAgent())
+	}
 	if sr.Body == nil {
 		sr.Body = http.NoBody
 	}
@@ -50,11 +89,11 @@ func (t inProcessRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				w.fail(fmt.Errorf("handler panicked: %v", p))
+				w.fail(fmt.Errorf("fake: handler panicked: %v", p))
 			}
 			sr.Body.Close()
 		}()
-		t.h.ServeHTTP(w, sr)
+		t.s.ServeHTTP(w, sr)
 		w.finish()
 	}()
 	select {
@@ -70,13 +109,19 @@ func (t inProcessRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	return w.resp, nil
 }
 
+func closeBody(r *http.Request) {
+	if r.Body != nil {
+		r.Body.Close()
+	}
+}
+
 // inProcessWriter is the http.ResponseWriter and http.Flusher of one
 // in-process request. Until ready is closed only the handler's goroutine
 // uses it; resp and err are set before ready is closed.
 type inProcessWriter struct {
 	header http.Header
 	req    *http.Request
-	ctx    context.Context // the handler's; ends when the body is closed
+	ctx    context.Context // the handler's; ends when the client hangs up
 	cancel context.CancelFunc
 
 	code  int
@@ -101,6 +146,9 @@ func (w *inProcessWriter) Write(p []byte) (int, error) {
 	if w.pw != nil {
 		return w.pw.Write(p)
 	}
+	if w.ctx.Err() != nil {
+		return 0, ErrClientHungUp
+	}
 	return w.buf.Write(p)
 }
 
@@ -113,10 +161,10 @@ func (w *inProcessWriter) Flush() {
 	pr, pw := io.Pipe()
 	w.pw = pw
 	// A client that cancels instead of closing the body hangs up too.
-	context.AfterFunc(w.ctx, func() { pr.CloseWithError(errHungUp) })
+	context.AfterFunc(w.ctx, func() { pr.CloseWithError(ErrClientHungUp) })
 	w.respond(&streamBody{pr: pr, cancel: w.cancel}, -1)
 	if w.buf.Len() > 0 {
-		pw.Write(w.buf.Bytes())
+		_, _ = pw.Write(w.buf.Bytes())
 		w.buf.Reset()
 	}
 }
@@ -164,7 +212,7 @@ func (b *streamBody) Read(p []byte) (int, error) { return b.pr.Read(p) }
 
 func (b *streamBody) Close() error {
 	b.cancel()
-	b.pr.CloseWithError(errHungUp)
+	b.pr.CloseWithError(ErrClientHungUp)
 	return nil
 }
 
