@@ -29,6 +29,8 @@ type ApplyOptions struct {
 //
 //   - map[string]any or *unstructured.Unstructured (recommended: only the
 //     fields you set are sent);
+//   - an *apply.Configuration[T] (any ApplyObjecter): exactly the fields
+//     it holds, zero values included (see ApplyFunc);
 //   - []byte or json.RawMessage holding a JSON object;
 //   - any other value marshalled with encoding/json: an apply-shaped struct
 //     (pointer fields with omitempty), or a full typed object such as T.
@@ -95,7 +97,8 @@ func (r *Resource[T]) apply(ctx context.Context, config any, opts ApplyOptions, 
 
 // ApplyMap turns an apply configuration into the JSON object Apply sends.
 // Maps and *unstructured.Unstructured are copied as they are (through
-// JSON, so the caller's value is never modified); other values
+// JSON, so the caller's value is never modified); an ApplyObjecter gives
+// its object (a copy of its own) as it is; other values
 // are encoded with encoding/json and then stripped of null values and of
 // objects left empty, so that unset pointers, empty structs and
 // "creationTimestamp": null do not claim ownership of fields.
@@ -114,6 +117,12 @@ func ApplyMap(config any) (map[string]any, error) {
 		return decodeObject(c)
 	case json.RawMessage:
 		return decodeObject(c)
+	case ApplyObjecter:
+		obj := c.ApplyObject()
+		if obj == nil {
+			return nil, invalid("nil apply configuration")
+		}
+		return obj, nil
 	}
 	data, err := json.Marshal(config)
 	if err != nil {

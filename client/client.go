@@ -55,7 +55,8 @@ type Client struct {
 	fieldManager string
 	applyManager string
 
-	types sync.Map // reflect.Type → *typeInfo
+	types      sync.Map // reflect.Type → *typeInfo
+	applyTypes sync.Map // reflect.Type → *applyTypeOnce
 }
 
 // New returns a Client over rc. rc's scheme decides which Go types are

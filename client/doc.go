@@ -91,8 +91,22 @@
 // takes ownership of it, resetting what others set. Apply strips nulls and
 // empty objects from encoded structs (ApplyMap shows what is sent), which
 // removes the common offenders ("creationTimestamp": null, "status": {},
-// "resources": {}), but plain zero scalars still go out. Use typed structs
-// only when they are apply-shaped: every field a pointer with omitempty.
+// "resources": {}), but plain zero scalars still go out, and zero values
+// with omitempty can never be owned.
+//
+// To apply from the Go type itself, give ApplyFunc a function that sets
+// the fields to own (package apply): exactly those are sent, zero values
+// included, for built-in kinds and custom resources alike:
+//
+//	_, err := deployments.ApplyFunc(ctx, func(d *appsv1.Deployment) {
+//		d.Name = "web"
+//		d.Spec.Replicas = ptr.To[int32](0)
+//		d.Spec.Paused = false
+//	}, client.ApplyOptions{FieldManager: "scaler"})
+//
+// Extract reads back the part of an object a manager owns, as an
+// *apply.Configuration[T] (its Value is a T); Apply sends a Configuration
+// as it is. Re-applying an unchanged configuration writes nothing.
 //
 // # Pages and conflicts
 //

@@ -23,6 +23,7 @@ var layers = map[string]int{
 	"apischema":      1, // structural schemas from Go types; reads the captured OpenAPI models
 	"webhook":        1, // webhook server, admission, conversion; imports no client
 	"certs":          1, // CAs, serving and client certificates
+	"apply":          2, // typed server-side apply configurations and Extract; reads apischema
 	"rest":           2,
 	"informer":       2, // defines its ListerWatcher; never imports rest
 	"auth":           3,
