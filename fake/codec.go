@@ -174,6 +174,9 @@ func (s *Server) normalize(res *resource, u, old map[string]any) (map[string]any
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, t); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to decode %s: %v", res.gvk.Kind, err))
 	}
+	if err := refuseUnsupportedWebhooks(t); err != nil {
+		return nil, err
+	}
 	if !setDefaults(t, s.clock.Now()) && s.opts.RefuseUndefaulted && apiserverDefaults[res.gvk.GroupKind()] {
 		return nil, notDefaulted(res.gvk)
 	}

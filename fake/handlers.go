@@ -146,6 +146,14 @@ func (s *Server) handleDelete(w http.ResponseWriter, req *request) error {
 	if o == nil {
 		return apierrors.NewNotFound(req.res.groupResource(), req.name)
 	}
+	if req.admits() {
+		if err := s.admitDelete(req, o, d.dryRun); err != nil {
+			return err
+		}
+		if o = s.st.get(req.res, key{req.namespace, req.name}); o == nil {
+			return apierrors.NewNotFound(req.res.groupResource(), req.name)
+		}
+	}
 	out, err := s.delete(o, d)
 	if err != nil {
 		return err

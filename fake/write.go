@@ -2,6 +2,8 @@ package fake
 
 import (
 	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
 	"reflect"
 	"slices"
 	"strconv"
@@ -81,6 +83,7 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 		return nil, err
 	}
 	uu := &unstructured.Unstructured{Object: u}
+	requested := uu.GetName()
 	if uu.GetName() == "" {
 		if gn := uu.GetGenerateName(); gn != "" {
 			for range 8 {
@@ -117,16 +120,7 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 	if res.generation {
 		uu.SetGeneration(1)
 	}
-	if res.status && !opts.seed && res.gvr != nodesGVR {
-		delete(u, "status") // a Node is registered with its status
-	}
-	if res.gvk.Group == "" && res.gvk.Kind == "Pod" && !opts.seed {
-		initPodStatus(u)
-	}
-	if res.gvr == namespacesGVR {
-		_ = unstructured.SetNestedField(u, "Active", "status", "phase")
-		_ = unstructured.SetNestedStringSlice(u, []string{"kubernetes"}, "spec", "finalizers")
-	}
+	prepareNew(res, u, opts)
 	unlabelled := len(uu.GetLabels()) == 0
 	u, err := s.normalize(res, u, nil)
 	if err != nil {
@@ -143,12 +137,42 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 			return nil, err
 		}
 	}
+	if req.admits() {
+		// The mutating webhooks see the object after the managed fields
+		// are tracked (their changes belong to no manager), before the
+		// registry fills in what it owns.
+		a := newAdmission(req, admissionv1.Create, requested, opts.dryRun)
+		before := withoutSystemFields(u)
+		a.obj = before
+		mutated, err := s.mutate(a)
+		if err != nil {
+			return nil, err
+		}
+		if !reflect.DeepEqual(mutated, before) {
+			if u, err = s.afterCreateMutation(req, mutated, uu, opts); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.stillFree(req, k); err != nil {
+			return nil, err
+		}
+	}
 	// What admission and the registry add comes after the managed fields,
 	// as on kube-apiserver: the writer does not own it.
 	if u, err = s.prepareCreate(res, u, unlabelled, now.Time); err != nil {
 		return nil, err
 	}
 	uu = &unstructured.Unstructured{Object: u}
+	if req.admits() {
+		a := newAdmission(req, admissionv1.Create, requested, opts.dryRun)
+		a.obj = u
+		if err := s.validate(a); err != nil {
+			return nil, err
+		}
+		if err := s.stillFree(req, k); err != nil {
+			return nil, err
+		}
+	}
 	if opts.dryRun {
 		return newObject(res, u, 0), nil
 	}
@@ -290,11 +314,38 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 			return nil, err
 		}
 	}
+	if req.admits() {
+		a := newAdmission(req, admissionv1.Update, req.name, opts.dryRun)
+		a.obj, a.old = u, old.u
+		mutated, err := s.mutate(a)
+		if err != nil {
+			return nil, err
+		}
+		if !reflect.DeepEqual(mutated, u) {
+			if u, err = s.afterUpdateMutation(req, old, mutated, u); err != nil {
+				return nil, err
+			}
+			uu = &unstructured.Unstructured{Object: u}
+		}
+		if s.st.get(res, old.key) != old {
+			return nil, conflict(res, req.name)
+		}
+	}
 	if res.gvr == servicesGVR && req.sub == "" {
 		if u, err = s.allocateService(u, old.u); err != nil {
 			return nil, err
 		}
 		uu = &unstructured.Unstructured{Object: u}
+	}
+	if req.admits() {
+		a := newAdmission(req, admissionv1.Update, req.name, opts.dryRun)
+		a.obj, a.old = u, old.u
+		if err := s.validate(a); err != nil {
+			return nil, err
+		}
+		if s.st.get(res, old.key) != old {
+			return nil, conflict(res, req.name)
+		}
 	}
 	if reflect.DeepEqual(u, old.u) {
 		return old, nil // no-op: no new resourceVersion, no event
