@@ -14,9 +14,12 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubego/kubego/kubegotest"
+	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/webhook/admission"
+	"github.com/kubego/kubego/webhook/conversion"
 )
 
 // webhookCases are the admission webhooks a server calls: both servers
@@ -107,7 +110,123 @@ func webhookCases() []conformanceCase {
 				e.Fatalf("delete: validating got %+v", v)
 			}
 		}},
+		{"ConversionWebhookConvertsBetweenVersions", conversionRoundTrip},
 	}
+}
+
+// conversionRoundTrip serves a custom resource in two versions whose
+// field spec.color (v1) is spec.colour in v2, converted by a webhook: an
+// object written through either version reads the same through both.
+func conversionRoundTrip(e *env) {
+	group := e.ns + ".kubego.dev"
+	rename := func(from, to string) conversion.Func {
+		return func(_ context.Context, obj []byte, desired string) ([]byte, error) {
+			var u map[string]any
+			if err := json.Unmarshal(obj, &u); err != nil {
+				return nil, err
+			}
+			u["apiVersion"] = desired
+			if spec, ok := u["spec"].(map[string]any); ok {
+				if v, ok := spec[from]; ok {
+					delete(spec, from)
+					spec[to] = v
+				}
+			}
+			return json.Marshal(u)
+		}
+	}
+	wh := conversion.New(conversion.Options{})
+	wh.RegisterFunc(group+"/v1", group+"/v2", rename("color", "colour"))
+	wh.RegisterFunc(group+"/v2", group+"/v1", rename("colour", "color"))
+	srv := httptest.NewUnstartedServer(wh)
+	srv.StartTLS()
+	e.Cleanup(srv.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+
+	sch := map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{
+		"spec": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}
+	crd := map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "gadgets." + group},
+		"spec": map[string]any{
+			"group": group, "scope": "Namespaced",
+			"names": map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+			"versions": []any{
+				map[string]any{"name": "v1", "served": true, "storage": true, "schema": sch},
+				map[string]any{"name": "v2", "served": true, "storage": false, "schema": sch},
+			},
+			"conversion": map[string]any{"strategy": "Webhook", "webhook": map[string]any{
+				"conversionReviewVersions": []any{"v1"},
+				"clientConfig":             map[string]any{"url": srv.URL + "/convert", "caBundle": ca},
+			}},
+		},
+	}
+	if err := e.c.Post().Group("apiextensions.k8s.io").Version("v1").Resource("customresourcedefinitions").Body(crd).Do(e.ctx).Error(); err != nil {
+		e.Fatalf("create CRD: %v", err)
+	}
+	e.Cleanup(func() {
+		_ = e.c.Delete().Group("apiextensions.k8s.io").Version("v1").Resource("customresourcedefinitions").Name("gadgets." + group).Do(context.Background()).Error()
+	})
+	at := func(verb, version string) *rest.Request {
+		return e.c.Verb(verb).Group(group).Version(version).Namespace(e.ns).Resource("gadgets")
+	}
+	for _, v := range []string{"v1", "v2"} {
+		kubegotest.Eventually(e.ctx, e.T, func(ctx context.Context) error { return at(http.MethodGet, v).Do(ctx).Error() })
+	}
+	write := func(verb, version, name, field, value string, rv string) {
+		e.Helper()
+		md := map[string]any{"name": name}
+		if rv != "" {
+			md["resourceVersion"] = rv
+		}
+		body := map[string]any{"apiVersion": group + "/" + version, "kind": "Gadget", "metadata": md, "spec": map[string]any{field: value}}
+		req := at(verb, version).Body(body)
+		if verb == http.MethodPut {
+			req = req.Name(name)
+		}
+		if err := req.Do(e.ctx).Error(); err != nil {
+			e.Fatalf("%s %s %s: %v", verb, version, name, err)
+		}
+	}
+	read := func(version, name string) *unstructured.Unstructured {
+		e.Helper()
+		var u unstructured.Unstructured
+		if err := at(http.MethodGet, version).Name(name).Do(e.ctx).Into(&u); err != nil {
+			e.Fatalf("get %s %s: %v", version, name, err)
+		}
+		return &u
+	}
+	want := func(u *unstructured.Unstructured, version, field, value string) {
+		e.Helper()
+		spec, _, _ := unstructured.NestedStringMap(u.Object, "spec")
+		if u.GetAPIVersion() != group+"/"+version || len(spec) != 1 || spec[field] != value {
+			e.Fatalf("%s %s: apiVersion %s spec %v, want spec.%s %q", u.GetName(), version, u.GetAPIVersion(), spec, field, value)
+		}
+	}
+	write(http.MethodPost, "v1", "a", "color", "red", "")
+	write(http.MethodPost, "v2", "b", "colour", "blue", "")
+	a1, a2 := read("v1", "a"), read("v2", "a")
+	want(a1, "v1", "color", "red")
+	want(a2, "v2", "colour", "red")
+	if a1.GetUID() != a2.GetUID() || a1.GetResourceVersion() != a2.GetResourceVersion() {
+		e.Fatalf("the versions are two objects: uid %s/%s rv %s/%s", a1.GetUID(), a2.GetUID(), a1.GetResourceVersion(), a2.GetResourceVersion())
+	}
+	want(read("v1", "b"), "v1", "color", "blue")
+	want(read("v2", "b"), "v2", "colour", "blue")
+	var list unstructured.UnstructuredList
+	if err := at(http.MethodGet, "v2").Do(e.ctx).Into(&list); err != nil {
+		e.Fatalf("list v2: %v", err)
+	}
+	if len(list.Items) != 2 {
+		e.Fatalf("listed %d gadgets in v2, want 2", len(list.Items))
+	}
+	for _, it := range list.Items {
+		if _, ok, _ := unstructured.NestedString(it.Object, "spec", "colour"); !ok || it.GetAPIVersion() != group+"/v2" {
+			e.Fatalf("listed %s %v, want it in v2", it.GetAPIVersion(), it.Object["spec"])
+		}
+	}
+	write(http.MethodPut, "v2", "a", "colour", "green", a2.GetResourceVersion())
+	want(read("v1", "a"), "v1", "color", "green")
 }
 
 // seenRequest is what a test webhook was sent.

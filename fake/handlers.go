@@ -40,6 +40,9 @@ func (s *Server) handleGet(w http.ResponseWriter, req *request) error {
 	if o == nil {
 		return apierrors.NewNotFound(req.res.groupResource(), req.name)
 	}
+	if err := convErrOf(o); err != nil {
+		return err
+	}
 	if req.sub == "scale" {
 		sc, err := scaleOf(o)
 		if err != nil {
@@ -96,6 +99,9 @@ func (s *Server) handleUpdate(w http.ResponseWriter, req *request) error {
 	old := s.st.get(req.res, key{req.namespace, req.name})
 	if old == nil {
 		return apierrors.NewNotFound(req.res.groupResource(), req.name)
+	}
+	if err := convErrOf(old); err != nil {
+		return err
 	}
 	o, err := s.update(req, old, u, writeOpts{manager: managerFor(req.r, opts.FieldManager), dryRun: isDryRun(opts.DryRun)}, false)
 	if err != nil {
