@@ -43,6 +43,72 @@
 // as by POST; the namespaces they live in are created when missing.
 // Everything is safe for concurrent use.
 //
+// # Webhooks
+//
+// Like kube-apiserver, the server calls the admission webhooks of the
+// MutatingWebhookConfigurations and ValidatingWebhookConfigurations
+// written to it, and the conversion webhook of a
+// CustomResourceDefinition's spec.conversion, so an operator's webhooks
+// run in its fake tests too. A webhook whose clientConfig.url (or, for a
+// service reference, ServiceWebhookURL) is a key of Options.Webhooks is
+// called in process, without TLS, through the http.Handler it maps to
+// (the handlers of webhook/admission and webhook/conversion are such
+// handlers): such tests run inside a testing/synctest bubble. Any other
+// url is called over HTTPS, its certificate verified with the
+// configuration's caBundle; a service reference that is not mapped fails
+// as unreachable (the fake has no cluster network).
+//
+//	srv := fake.NewServer(fake.Options{Webhooks: map[string]http.Handler{
+//		"https://webhooks.test/default": admission.New(admission.Defaulting[Widget](d, admission.TypedOptions{}), admission.Options{}),
+//	}})
+//	// then create the MutatingWebhookConfiguration naming that url
+//
+// Admission follows kube-apiserver: for each create, update (and patch
+// and apply), and delete of a client — not for objects seeded through Add
+// nor for the scale subresource — the mutating webhooks are called in
+// order (configurations by name, webhooks as listed) with an
+// AdmissionReview v1, after the writer's managedFields are tracked (a
+// webhook's change belongs to no manager) and before the registry's
+// additions, seeing no uid or creationTimestamp on a create; their JSON
+// patches are applied, the object defaulted, pruned and validated again,
+// and a webhook of reinvocationPolicy IfNeeded is called once more when a
+// later one changed the object. The validating webhooks then see the final
+// object (uid and registry additions included). Rules (operations,
+// groups, versions, resources with subresources and wildcards, scope),
+// namespaceSelector (a Namespace matched by its own labels),
+// objectSelector (the object's or the old object's labels),
+// timeoutSeconds, failurePolicy Fail and Ignore, sideEffects with dryRun
+// (a dry run is refused by a webhook with side effects) and the
+// admissionReviewVersions are honoured; a denial is answered as
+// kube-apiserver words it ("admission webhook \"name\" denied the
+// request: ..." with the webhook's code, at least 400) and a failed call
+// as 500 "failed calling webhook"; warnings reach the client as Warning
+// headers. The webhook configurations themselves and admission policies
+// are never sent to webhooks. Differences: the fake cannot evaluate the
+// CEL of matchConditions, so a webhook configuration that has them is
+// refused (501 Not Implemented, ErrUnsupportedWebhook) rather than stored
+// and called for requests its conditions would leave out; matchPolicy
+// Equivalent sends only exact matches (the fake serves one version of each
+// built-in resource); validating webhooks are called one after the other,
+// not in parallel; deletes of a collection, and the deletions the fake's
+// garbage collection and namespace cleanup make, are not sent; a write
+// racing another write of the same object while webhooks are called is 409
+// Conflict (kube-apiserver retries an unconditional update).
+//
+// The served versions of a custom resource are one storage: an object
+// written through one version is read, listed and watched through the
+// others, converted by the definition's conversion — None changes only
+// apiVersion, Webhook sends a ConversionReview v1 and keeps, of the
+// converted metadata, only labels and annotations, as kube-apiserver
+// does. The fake converts when an object is written (one stored copy per
+// version, at the same resourceVersion) where kube-apiserver converts
+// when it is read, so a conversion webhook is called once per other
+// version and write, not per read, and is called with the server's lock
+// held: it must not call the fake server. A failed conversion fails the
+// reads and writes of that object in that version with 500, as on
+// kube-apiserver; a changed spec.conversion applies to objects written
+// afterwards.
+//
 // # What it serves
 //
 // Every built-in kind of k8s.io/api (resource names and scope from the
@@ -271,7 +337,8 @@
 //   - field validation (fieldValidation=Strict): unknown fields in
 //     built-in objects are dropped silently, with no error and no warning;
 //   - admission: quota, limit ranges, Pod Security, service account
-//     tokens, webhooks and validating admission policies.
+//     tokens and validating admission policies (webhooks are called: see
+//     Webhooks above).
 //
 // # Other known differences not covered by the suite
 //
@@ -286,14 +353,15 @@
 //   - A new Pod gets phase Pending and a QoS class computed from requests
 //     and limits compared as written (after defaulting).
 //   - No admission beyond what is named above (no LimitRanger defaults,
-//     quota, Pod Security or webhooks; no ServiceAccount plugin, which
+//     quota or Pod Security; no ServiceAccount plugin, which
 //     testenv's kube-apiserver disables too, so a Pod gets no service
 //     account or token volume), no authentication or authorization:
 //     every request acts as an administrator; impersonation headers are
 //     ignored.
-//   - With Options.AllVersions, each version of a resource has its own
-//     storage (apps/v1 and apps/v1beta2 Deployments do not see each
-//     other); no conversion. Events are the one exception (above); their
+//   - With Options.AllVersions, each version of a built-in resource has
+//     its own storage (apps/v1 and apps/v1beta2 Deployments do not see
+//     each other); no conversion. The versions of a custom resource are
+//     one storage (see Webhooks). Events are the one exception (above); their
 //     managedFields are kept as written, under the apiVersion of the
 //     writer, in every group.
 //   - OpenAPI: /openapi/v2 describes the built-in kinds only (a real

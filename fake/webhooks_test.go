@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -16,10 +17,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/webhook/admission"
+	"github.com/kubego/kubego/webhook/conversion"
 )
 
 // warnings collects the Warning headers a client is told about.
@@ -295,6 +298,81 @@ func TestMutatingWebhooksRunInOrderAndAreReinvokedIfNeeded(t *testing.T) {
 		defer mu.Unlock()
 		if strings.Join(order, ",") != "first,second,first" {
 			t.Fatalf("called %v, want first, second, then first again (IfNeeded, the second changed the object)", order)
+		}
+	})
+}
+
+func TestInProcessConversionWebhookInFakeTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const group = "conv.fake.test"
+		var fail atomic.Bool
+		wh := conversion.New(conversion.Options{})
+		conv := func(_ context.Context, obj []byte, desired string) ([]byte, error) {
+			if fail.Load() {
+				return nil, errors.New("converter broken")
+			}
+			var u map[string]any
+			if err := json.Unmarshal(obj, &u); err != nil {
+				return nil, err
+			}
+			u["apiVersion"] = desired
+			u["spec"] = map[string]any{"seenBy": desired}
+			return json.Marshal(u)
+		}
+		wh.RegisterFunc(group+"/v1", group+"/v2", conv)
+		wh.RegisterFunc(group+"/v2", group+"/v1", conv)
+		svc := admissionregistrationv1.ServiceReference{Namespace: "conv", Name: "converter", Path: new("/convert")}
+		f := newHookFixture(t, map[string]http.Handler{fake.ServiceWebhookURL(svc): wh})
+		sch := map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{
+			"spec": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}
+		crd := map[string]any{
+			"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"metadata": map[string]any{"name": "things." + group},
+			"spec": map[string]any{
+				"group": group, "scope": "Namespaced",
+				"names": map[string]any{"plural": "things", "kind": "Thing"},
+				"versions": []any{
+					map[string]any{"name": "v1", "served": true, "storage": true, "schema": sch},
+					map[string]any{"name": "v2", "served": true, "storage": false, "schema": sch},
+				},
+				"conversion": map[string]any{"strategy": "Webhook", "webhook": map[string]any{
+					"conversionReviewVersions": []any{"v1"},
+					"clientConfig":             map[string]any{"service": map[string]any{"namespace": "conv", "name": "converter", "path": "/convert"}},
+				}},
+			},
+		}
+		ctx := t.Context()
+		if err := f.c.Post().Group("apiextensions.k8s.io").Version("v1").Resource("customresourcedefinitions").Body(crd).Do(ctx).Error(); err != nil {
+			t.Fatal(err)
+		}
+		at := func(verb, v string) *rest.Request {
+			return f.c.Verb(verb).Group(group).Version(v).Namespace("default").Resource("things")
+		}
+		obj := map[string]any{"apiVersion": group + "/v1", "kind": "Thing", "metadata": map[string]any{"name": "t"}, "spec": map[string]any{}}
+		if err := at(http.MethodPost, "v1").Body(obj).Do(ctx).Error(); err != nil {
+			t.Fatal(err)
+		}
+		var got unstructured.Unstructured
+		if err := at(http.MethodGet, "v2").Name("t").Do(ctx).Into(&got); err != nil {
+			t.Fatal(err)
+		}
+		if seen, _, _ := unstructured.NestedString(got.Object, "spec", "seenBy"); seen != group+"/v2" {
+			t.Fatalf("read through v2: %v, want the webhook's conversion", got.Object)
+		}
+		// A conversion that fails makes reads in the other version fail
+		// with the webhook's message, as on kube-apiserver.
+		fail.Store(true)
+		obj["metadata"] = map[string]any{"name": "u"}
+		if err := at(http.MethodPost, "v1").Body(obj).Do(ctx).Error(); err != nil {
+			t.Fatal(err)
+		}
+		err := at(http.MethodGet, "v2").Name("u").Do(ctx).Error()
+		var se *apierrors.StatusError
+		if !errors.As(err, &se) || se.ErrStatus.Code != http.StatusInternalServerError || !strings.Contains(se.ErrStatus.Message, "converter broken") {
+			t.Fatalf("got %v, want 500 with the converter's message", err)
+		}
+		if err := at(http.MethodGet, "v1").Name("u").Do(ctx).Error(); err != nil {
+			t.Fatalf("the version it was written in: %v", err)
 		}
 	})
 }
