@@ -11,16 +11,16 @@ import (
 // subresource (a Node is registered with its status; objects seeded through
 // Add keep theirs), a Pod's initial status, a Namespace's phase and
 // finalizer.
-func prepareNew(res *resource, u map[string]any, opts writeOpts) {
-	if res.status && !opts.seed && res.gvr != nodesGVR {
+func (s *Server) prepareNew(res *resource, u map[string]any, opts writeOpts) {
+	st := s.strategyOf(res)
+	if res.status && !opts.seed && !st.createdWithStatus {
 		delete(u, "status")
 	}
-	if res.gvk.Group == "" && res.gvk.Kind == "Pod" && !opts.seed {
-		initPodStatus(u)
+	if st.prepareForCreate != nil && !opts.seed {
+		st.prepareForCreate(u)
 	}
-	if res.gvr == namespacesGVR {
-		_ = unstructured.SetNestedField(u, "Active", "status", "phase")
-		_ = unstructured.SetNestedStringSlice(u, []string{"kubernetes"}, "spec", "finalizers")
+	if st.prepareAlways != nil {
+		st.prepareAlways(u)
 	}
 }
 
@@ -64,7 +64,7 @@ func copyMeta(dst, src map[string]any, names ...string) {
 // object before the webhooks. Caller holds s.mu.
 func (s *Server) afterCreateMutation(req *request, mutated map[string]any, orig *unstructured.Unstructured, opts writeOpts) (map[string]any, error) {
 	copyMeta(mutated, orig.Object, append([]string{"name", "namespace", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds"}, systemFields...)...)
-	prepareNew(req.res, mutated, opts)
+	s.prepareNew(req.res, mutated, opts)
 	return s.normalize(req.res, mutated, nil)
 }
 
@@ -107,8 +107,8 @@ func (s *Server) afterUpdateMutation(req *request, old *object, mutated, u map[s
 	if err != nil {
 		return nil, err
 	}
-	if res.gvr == daemonSetsGVR && req.sub == "" {
-		keepTemplateGeneration(&unstructured.Unstructured{Object: out}, old.u)
+	if st := s.strategyOf(res); st.prepareForUpdate != nil && req.sub == "" {
+		st.prepareForUpdate(out, old.u)
 	}
 	if res.generation {
 		g := old.meta().GetGeneration()

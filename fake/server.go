@@ -100,6 +100,9 @@ type Server struct {
 	tcs map[schema.GroupVersionResource]managedfields.TypeConverter
 
 	faults faults
+	// strategies is what the registry adds to writes of special kinds
+	// (strategy.go); never changed after NewServer.
+	strategies map[schema.GroupVersionResource]*strategy
 
 	httpMu sync.Mutex
 	http   *httptest.Server
@@ -138,14 +141,15 @@ func NewServer(opts Options, objects ...runtime.Object) *Server {
 		opts.Version = version.Info{Major: "1", Minor: "37", GitVersion: "v1.37.2", Platform: "linux/amd64", GoVersion: "go1.26"}
 	}
 	s := &Server{
-		opts:   opts,
-		clock:  clock.Or(opts.Clock),
-		logger: opts.Logger,
-		reg:    newRegistry(opts.AllVersions),
-		st:     newStore(opts.HistoryWindow),
-		fms:    map[fmKey]*managedfields.FieldManager{},
-		tcs:    map[schema.GroupVersionResource]managedfields.TypeConverter{},
-		closed: make(chan struct{}),
+		opts:       opts,
+		clock:      clock.Or(opts.Clock),
+		logger:     opts.Logger,
+		reg:        newRegistry(opts.AllVersions),
+		st:         newStore(opts.HistoryWindow),
+		fms:        map[fmKey]*managedfields.FieldManager{},
+		tcs:        map[schema.GroupVersionResource]managedfields.TypeConverter{},
+		closed:     make(chan struct{}),
+		strategies: kindStrategies(),
 	}
 	s.logger = defaultlog.Or(s.logger)
 	// kube-apiserver creates these namespaces itself at start.
