@@ -32,7 +32,7 @@ import (
 
 // fakeExceptions are behaviours where the fake knowingly differs from
 // kube-apiserver: the test is skipped on the fake only. Keep in step with
-// the list in doc.go.
+// the lists in docs/fake-fidelity.md (TestFidelityCatalogueNamesTheExceptions checks it).
 var fakeExceptions = map[string]string{}
 
 // realGaps are behaviours of a full cluster that the test control plane
