@@ -10,7 +10,13 @@ import (
 // strategy is what one kind's registry adds to the generic write path
 // (write.go), as kube-apiserver's registry strategies and default
 // admission plugins do. Every hook is optional; a kind without an entry in
-// strategies is written by the generic rules alone.
+// kindStrategies is written by the generic rules alone.
+//
+// Three per-kind rules outside the write path keep tables of their own,
+// keyed by group and kind or resource for every served version: the
+// fields a write of the main resource keeps (mainKeeps, parts.go), the
+// kinds whose DELETE answers with the object (returnsDeletedObject,
+// handlers.go) and the two groups serving Events (events.go).
 type strategy struct {
 	// createdWithStatus keeps the status a new object is written with
 	// (a Node registers with its status); other kinds with a status
