@@ -221,7 +221,7 @@ func (s *Server) review(h *webhook, a *admission) (*admissionv1.AdmissionRespons
 	}
 	ctx, cancel := context.WithTimeout(a.req.r.Context(), h.timeout)
 	defer cancel()
-	data, err := s.post(ctx, h.clientConfig, body)
+	data, err := s.post(ctx, h.clientConfig, body, h.timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -148,7 +148,7 @@ func (s *Server) convertByWebhook(crd, u map[string]any, desired string) (map[st
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), conversionTimeout)
 	defer cancel()
-	data, err := s.post(ctx, cfg.ClientConfig, body)
+	data, err := s.post(ctx, cfg.ClientConfig, body, conversionTimeout)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 )
@@ -42,8 +43,9 @@ func ServiceWebhookURL(ref admissionregistrationv1.ServiceReference) string {
 // post sends body to the webhook cc names and returns the answer's body:
 // through the in-process handler Options.Webhooks maps its URL to, else
 // over HTTPS to its URL, trusting its caBundle (the system roots when it
-// has none), as kube-apiserver does.
-func (s *Server) post(ctx context.Context, cc admissionregistrationv1.WebhookClientConfig, body []byte) ([]byte, error) {
+// has none), as kube-apiserver does. Like kube-apiserver, the request's
+// URL carries the call's timeout as the query parameter timeout.
+func (s *Server) post(ctx context.Context, cc admissionregistrationv1.WebhookClientConfig, body []byte, timeout time.Duration) ([]byte, error) {
 	target := ""
 	switch {
 	case cc.URL != nil:
@@ -54,7 +56,7 @@ func (s *Server) post(ctx context.Context, cc admissionregistrationv1.WebhookCli
 		return nil, fmt.Errorf("%w: the clientConfig has neither url nor service", ErrWebhookUnreachable)
 	}
 	if h := s.opts.Webhooks[target]; h != nil {
-		return callInProcess(ctx, h, target, body)
+		return callInProcess(ctx, h, withTimeout(target, timeout), body)
 	}
 	if cc.URL == nil {
 		return nil, fmt.Errorf("%w: service %s/%s is not mapped in Options.Webhooks (the fake has no cluster network)", ErrWebhookUnreachable, cc.Service.Namespace, cc.Service.Name)
@@ -72,7 +74,7 @@ func (s *Server) post(ctx context.Context, cc admissionregistrationv1.WebhookCli
 	}
 	tr := &http.Transport{TLSClientConfig: tc, ForceAttemptHTTP2: true}
 	defer tr.CloseIdleConnections()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, withTimeout(target, timeout), bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
@@ -137,4 +139,16 @@ func readWebhookAnswer(code int, body io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("the webhook answered HTTP %d: %s", code, bytes.TrimSpace(msg))
 	}
 	return data, nil
+}
+
+// withTimeout adds the query parameter timeout to the webhook URL target.
+func withTimeout(target string, d time.Duration) string {
+	u, err := url.Parse(target)
+	if err != nil {
+		return target
+	}
+	q := u.Query()
+	q.Set("timeout", d.String())
+	u.RawQuery = q.Encode()
+	return u.String()
 }

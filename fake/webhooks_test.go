@@ -179,7 +179,12 @@ func TestWebhookFailurePolicyDecidesWhatATimeoutMeans(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				hang := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+				hang := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if got := r.URL.Query().Get("timeout"); got != "3s" {
+						t.Errorf("the webhook's URL carries timeout=%q, want 3s", got)
+					}
+					<-r.Context().Done()
+				})
 				f := newHookFixture(t, map[string]http.Handler{"https://hooks.test/slow": hang})
 				f.register(&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "v"},
 					Webhooks: []admissionregistrationv1.ValidatingWebhook{validatingHook("slow.hooks.test", "https://hooks.test/slow", func(h *admissionregistrationv1.ValidatingWebhook) {
