@@ -28,7 +28,7 @@
 //     finalizers and subresources (parts.go). What one kind adds is its
 //     entry in the strategy table of strategy.go (Pod: pods.go, Service:
 //     serviceips.go, Job: jobselector.go, CRD: crd.go and
-//     crdapproval.go, the rest in createtime.go).
+//     crdapproval.go, the default admission plugins in admitplugins.go).
 //  4. codec.go's normalize defaults a built-in object
 //     (internal/defaults) and writes a custom resource through its
 //     version's structural schema (internal/crdschema).
