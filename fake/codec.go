@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubego/kubego/fake/internal/defaults"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -146,7 +148,7 @@ func notAcceptable() error {
 }
 
 // normalize round-trips built-in content through its Go type, which drops
-// unknown fields, sets kube-apiserver's defaults (setDefaults; a kind the
+// unknown fields, sets kube-apiserver's defaults (defaults.Default; a kind the
 // fake cannot default is refused under Options.RefuseUndefaulted) and gives the
 // canonical shape (as kube-apiserver stores it), defaults a
 // CustomResourceDefinition (defaultCRD), and applies a custom resource's structural schema (pruning, defaults,
@@ -154,7 +156,7 @@ func notAcceptable() error {
 // object an update replaces, nil on create).
 func (s *Server) normalize(res *resource, u, old map[string]any) (map[string]any, error) {
 	if res.schema != nil {
-		if errs := res.schema.apply(u, old); len(errs) > 0 {
+		if errs := res.schema.Apply(u, old); len(errs) > 0 {
 			md, _ := u["metadata"].(map[string]any)
 			name, _ := md["name"].(string)
 			return nil, apierrors.NewInvalid(res.gvk.GroupKind(), name, errs)
@@ -174,7 +176,10 @@ func (s *Server) normalize(res *resource, u, old map[string]any) (map[string]any
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, t); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to decode %s: %v", res.gvk.Kind, err))
 	}
-	if !setDefaults(t, s.clock.Now()) && s.opts.RefuseUndefaulted && apiserverDefaults[res.gvk.GroupKind()] {
+	if err := refuseUnsupportedWebhooks(t); err != nil {
+		return nil, err
+	}
+	if !defaults.Default(t, s.clock.Now()) && s.opts.RefuseUndefaulted && defaults.ByAPIServer[res.gvk.GroupKind()] {
 		return nil, notDefaulted(res.gvk)
 	}
 	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(t)

@@ -32,7 +32,7 @@ import (
 
 // fakeExceptions are behaviours where the fake knowingly differs from
 // kube-apiserver: the test is skipped on the fake only. Keep in step with
-// the list in doc.go.
+// the lists in docs/fake-fidelity.md (TestFidelityCatalogueNamesTheExceptions checks it).
 var fakeExceptions = map[string]string{}
 
 // realGaps are behaviours of a full cluster that the test control plane
@@ -96,7 +96,7 @@ func newEnv(t *testing.T, tg target) *env {
 }
 
 func runConformance(t *testing.T, tg target) {
-	for _, tc := range slices.Concat(conformanceCases(), fidelityCases(), openAPICases(), defaultingCases(), applyCases(), goTypeCases()) {
+	for _, tc := range slices.Concat(conformanceCases(), fidelityCases(), openAPICases(), defaultingCases(), applyCases(), goTypeCases(), webhookCases()) {
 		t.Run(tc.name, func(t *testing.T) {
 			if why, ok := fakeExceptions[tc.name]; ok && tg.isFake {
 				t.Skip("documented exception: " + why)

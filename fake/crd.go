@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strconv"
 
+	"github.com/kubego/kubego/fake/internal/crdschema"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -34,7 +36,7 @@ func crdResources(u map[string]any) []*resource {
 		name, status, scale := sv.name, sv.status, sv.scale
 		sch, _, _ := unstructured.NestedMap(sv.spec, "schema", "openAPIV3Schema")
 		out = append(out, &resource{
-			schema:     crdSchema(sch),
+			schema:     crdschema.Schema(sch),
 			gvr:        schema.GroupVersionResource{Group: group, Version: name, Resource: plural},
 			gvk:        schema.GroupVersionKind{Group: group, Version: name, Kind: kind},
 			namespaced: scope == "Namespaced", status: status, scale: scale, generation: true,

@@ -12,6 +12,37 @@
 // returned Config). The Server is also a plain http.Handler that can be
 // mounted anywhere.
 //
+// # How a request is served
+//
+// Each step is one file, in the order a write goes through them, as in
+// kube-apiserver's handler chain and registry:
+//
+//  1. route.go (ServeHTTP) parses the path into a request (resource from
+//     the registry of resources.go and crd.go, verb, namespace, name,
+//     subresource) and negotiates JSON or protobuf (codec.go); faults.go
+//     fails or delays it when a test asked for it.
+//  2. handlers.go, list.go, watch.go, patch.go and scale.go decode the
+//     body and options per verb; reads take the store under the lock.
+//  3. write.go is the generic registry: create, update and delete with
+//     names, namespaces (namespaces.go), resourceVersions, generation,
+//     finalizers and subresources (parts.go). What one kind adds is its
+//     entry in the strategy table of strategy.go (Pod: pods.go, Service:
+//     serviceips.go, Job: jobselector.go, CRD: crd.go and
+//     crdapproval.go, the default admission plugins in admitplugins.go).
+//  4. codec.go's normalize defaults a built-in object
+//     (internal/defaults) and writes a custom resource through its
+//     version's structural schema (internal/crdschema).
+//  5. fieldmanager.go tracks managedFields; apply goes through the
+//     same write path with its merged result.
+//  6. admitwebhooks.go and admitmatch.go call the mutating, then the
+//     validating admission webhooks (webhookcall.go: in process or over
+//     HTTPS), with the lock released.
+//  7. store.go stores the object at the next resourceVersion and logs the
+//     event; events.go writes an Event's other views and crdconvert.go
+//     a custom resource's other versions; watch.go streams the log to
+//     watchers; gc.go and namespaces.go do kube-controller-manager's
+//     deletions synchronously.
+//
 // # In process, in fake time
 //
 // InProcessConfig is the other way in: its Config's requests are served by
@@ -42,6 +73,72 @@
 // Seeded objects are created
 // as by POST; the namespaces they live in are created when missing.
 // Everything is safe for concurrent use.
+//
+// # Webhooks
+//
+// Like kube-apiserver, the server calls the admission webhooks of the
+// MutatingWebhookConfigurations and ValidatingWebhookConfigurations
+// written to it, and the conversion webhook of a
+// CustomResourceDefinition's spec.conversion, so an operator's webhooks
+// run in its fake tests too. A webhook whose clientConfig.url (or, for a
+// service reference, ServiceWebhookURL) is a key of Options.Webhooks is
+// called in process, without TLS, through the http.Handler it maps to
+// (the handlers of webhook/admission and webhook/conversion are such
+// handlers): such tests run inside a testing/synctest bubble. Any other
+// url is called over HTTPS, its certificate verified with the
+// configuration's caBundle; a service reference that is not mapped fails
+// as unreachable (the fake has no cluster network).
+//
+//	srv := fake.NewServer(fake.Options{Webhooks: map[string]http.Handler{
+//		"https://webhooks.test/default": admission.New(admission.Defaulting[Widget](d, admission.TypedOptions{}), admission.Options{}),
+//	}})
+//	// then create the MutatingWebhookConfiguration naming that url
+//
+// Admission follows kube-apiserver: for each create, update (and patch
+// and apply), and delete of a client — not for objects seeded through Add
+// nor for the scale subresource — the mutating webhooks are called in
+// order (configurations by name, webhooks as listed) with an
+// AdmissionReview v1, after the writer's managedFields are tracked (a
+// webhook's change belongs to no manager) and before the registry's
+// additions, seeing no uid or creationTimestamp on a create; their JSON
+// patches are applied, the object defaulted, pruned and validated again,
+// and a webhook of reinvocationPolicy IfNeeded is called once more when a
+// later one changed the object. The validating webhooks then see the final
+// object (uid and registry additions included). Rules (operations,
+// groups, versions, resources with subresources and wildcards, scope),
+// namespaceSelector (a Namespace matched by its own labels),
+// objectSelector (the object's or the old object's labels),
+// timeoutSeconds, failurePolicy Fail and Ignore, sideEffects with dryRun
+// (a dry run is refused by a webhook with side effects) and the
+// admissionReviewVersions are honoured; a denial is answered as
+// kube-apiserver words it ("admission webhook \"name\" denied the
+// request: ..." with the webhook's code, at least 400) and a failed call
+// as 500 "failed calling webhook"; warnings reach the client as Warning
+// headers. The webhook configurations themselves and admission policies
+// are never sent to webhooks. Differences: the fake cannot evaluate the
+// CEL of matchConditions, so a webhook configuration that has them is
+// refused (501 Not Implemented, ErrUnsupportedWebhook) rather than stored
+// and called for requests its conditions would leave out; matchPolicy
+// Equivalent sends only exact matches (the fake serves one version of each
+// built-in resource); validating webhooks are called one after the other,
+// not in parallel; deletes of a collection, and the deletions the fake's
+// garbage collection and namespace cleanup make, are not sent; a write
+// racing another write of the same object while webhooks are called is 409
+// Conflict (kube-apiserver retries an unconditional update).
+//
+// The served versions of a custom resource are one storage: an object
+// written through one version is read, listed and watched through the
+// others, converted by the definition's conversion — None changes only
+// apiVersion, Webhook sends a ConversionReview v1 and keeps, of the
+// converted metadata, only labels and annotations, as kube-apiserver
+// does. The fake converts when an object is written (one stored copy per
+// version, at the same resourceVersion) where kube-apiserver converts
+// when it is read, so a conversion webhook is called once per other
+// version and write, not per read, and is called with the server's lock
+// held: it must not call the fake server. A failed conversion fails the
+// reads and writes of that object in that version with 500, as on
+// kube-apiserver; a changed spec.conversion applies to objects written
+// afterwards.
 //
 // # What it serves
 //
@@ -219,152 +316,13 @@
 // adds latency to matching requests until removed. Both are deterministic
 // and safe to use from concurrent tests.
 //
-// # Conformance
+// # Conformance and known differences
 //
 // The package's tests hold a conformance suite written once against a
-// *rest.Config and run against the fake (TestConformanceFake, in JSON and in
-// protobuf) and against a real kube-apiserver with etcd started by testenv
-// (TestConformanceReal). All of it passes on both. Two lists record where
-// the runs differ on purpose:
-//
-// Fake-side exceptions (a behaviour the fake knowingly gets wrong; the test
-// is skipped on the fake only): none at present.
-//
-// Real-side gaps (a behaviour of a full cluster that the test control plane,
-// kube-apiserver and etcd only, lacks; the fake emulates it):
-//
-//   - OwnerDeletionCascadesToDependents, OrphanDeletionKeepsDependents:
-//     garbage collection runs in kube-controller-manager.
-//   - NamespaceDeletionRemovesContents: namespace cleanup runs in
-//     kube-controller-manager.
-//   - UnusedClaimIsDeletedDespiteItsProtectionFinalizer: the claim
-//     protection controller runs in kube-controller-manager.
-//   - WatchFromTooOldResourceVersionIsExpired: kube-apiserver compacts etcd
-//     every 5 minutes, so a young control plane still replays a watch from
-//     resourceVersion 1 (the fake's history window is set small in the test).
-//
-// # What it does not validate
-//
-// The fake is a storage and protocol emulator, not a re-implementation of
-// every registry strategy. It checks that a write names an object
-// (name or generateName), of the resource's kind, in an existing namespace
-// that is not terminating, with a current resourceVersion, and the
-// approval annotation of protected CRD groups (above). It stores without
-// complaint what kube-apiserver would refuse:
-//
-//   - object names and metadata: the format of names (DNS subdomain or
-//     label, per kind), of label and annotation keys and values, of
-//     finalizer names and owner references;
-//   - the spec and status of built-in kinds: required fields, value
-//     ranges, enums, and the immutable fields of updates (a Deployment's
-//     selector, a Service's clusterIP, a Job's template, an Event's
-//     message and involvedObject, ...);
-//   - Events written through events.k8s.io/v1 need not carry eventTime,
-//     reportingController, reportingInstance or action, and may carry the
-//     deprecated fields;
-//   - custom resources against the parts of their CRD's schema that are
-//     not structural: allOf/anyOf/oneOf/not, CEL rules
-//     (x-kubernetes-validations), the range of the int64 format; and a
-//     CustomResourceDefinition itself beyond the approval annotation:
-//     names, versions, scope changes, whether its schema is structural,
-//     conversion;
-//   - field validation (fieldValidation=Strict): unknown fields in
-//     built-in objects are dropped silently, with no error and no warning;
-//   - admission: quota, limit ranges, Pod Security, service account
-//     tokens, webhooks and validating admission policies.
-//
-// # Other known differences not covered by the suite
-//
-//   - Defaulting: the kinds kube-apiserver defaults that the fake stores
-//     as written are those of the alpha and beta versions
-//     Options.AllVersions adds (apps/v1beta2 Deployments, the
-//     scheduling.k8s.io PodGroups, ...), and APIService; with
-//     Options.RefuseUndefaulted a write of one of the former is 501 Not
-//     Implemented instead. Pod-level resources are not defaulted from
-//     the containers'. The Service kubernetes of the default namespace
-//     does not exist.
-//   - A new Pod gets phase Pending and a QoS class computed from requests
-//     and limits compared as written (after defaulting).
-//   - No admission beyond what is named above (no LimitRanger defaults,
-//     quota, Pod Security or webhooks; no ServiceAccount plugin, which
-//     testenv's kube-apiserver disables too, so a Pod gets no service
-//     account or token volume), no authentication or authorization:
-//     every request acts as an administrator; impersonation headers are
-//     ignored.
-//   - With Options.AllVersions, each version of a resource has its own
-//     storage (apps/v1 and apps/v1beta2 Deployments do not see each
-//     other); no conversion. Events are the one exception (above); their
-//     managedFields are kept as written, under the apiVersion of the
-//     writer, in every group.
-//   - OpenAPI: /openapi/v2 describes the built-in kinds only (a real
-//     server adds every custom resource); the v3 documents are JSON only
-//     (a protobuf Accept is 406) and never gzipped; the group-versions
-//     Options.AllVersions adds and resources added through
-//     Options.Resources or Register have no document; a definition's
-//     schema is copied as written, which matches the real server for the
-//     schemas the tests compare (types, formats, enums, defaults, list
-//     types, preserved unknown fields) but is not checked beyond them.
-//   - Built-in kinds that track generation are a fixed list (Deployment,
-//     ReplicaSet, StatefulSet, DaemonSet, ReplicationController, Job,
-//     CronJob, Pod, PodTemplate, HPA, PDB, Ingress, IngressClass,
-//     NetworkPolicy, EndpointSlice, PriorityClass, admission policies,
-//     their bindings and webhook configurations, flow schemas and
-//     priority levels, CRD, APIService, ResourceSlice, DeviceClass,
-//     DeviceTaintRule).
-//   - Server-side apply merges built-in kinds by their models in the
-//     captured OpenAPI v3 documents and custom resources by their
-//     definition's schema, as kube-apiserver does; the kinds of the alpha
-//     and beta versions Options.AllVersions adds have no captured
-//     document and merge by a schema derived from the Go types' struct
-//     tags instead (a patchMergeKey list keyed by that one key, other
-//     lists of structs atomic, LabelSelector the only atomic struct). A
-//     definition whose schema the fake cannot model merges deduced (a
-//     real server refuses such a definition).
-//   - Custom resources have no selectableFields field selectors.
-//   - Updating a CustomResourceDefinition changes the schemas its
-//     resources are validated, pruned, defaulted and merged with, but not
-//     what is served (versions, subresources, names); only create and
-//     delete do.
-//   - Lists at resourceVersion "0" are served at the newest state (a real
-//     server may answer from a slightly stale cache). A resourceVersion
-//     newer than the server's is 504 at once (a real server waits up to 3s).
-//   - The history window counts events of all resources together (a real
-//     watch cache keeps a window per resource). Slow watchers are never
-//     dropped and watches have no server-side timeout beyond
-//     timeoutSeconds.
-//   - Reviews (SelfSubjectAccessReview, SubjectAccessReview,
-//     LocalSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview,
-//     TokenReview: kubectl auth can-i and whoami) are answered and not
-//     stored, as on a real server, but the fake allows everything (every
-//     access review says allowed, the rules review allows all), every
-//     request is the user system:admin of group system:masters, and no
-//     token authenticates. A token from serviceaccounts/token has a JWT's
-//     shape and claims (iss and default audience
-//     https://kubernetes.default.svc) but no signature. Other virtual and
-//     connect resources (bindings, evictions, pods/log, exec, proxy) are
-//     not implemented: 404. Table output is not served.
-//   - Discovery is kube-apiserver's (TestDiscoveryMatchesCapture compares it
-//     with a snapshot of the real server's that
-//     TestDiscoveryCaptureMatchesServer keeps in step) but for the
-//     subresources the fake does not serve: bindings, pods/binding,
-//     pods/eviction and the connect ones (pods/attach, exec, log,
-//     portforward, proxy; services/proxy, nodes/proxy). A kind that
-//     kube-apiserver serves only behind a feature gate is served if its
-//     version is GA.
-//   - APIServices are served in JSON only (no protobuf), no APIService is
-//     registered for the group-versions of Options.AllVersions, and writing
-//     one aggregates nothing.
-//   - pods/resize does not refuse what kube-apiserver refuses (adding or
-//     removing containers, changing the QoS class) and sets no resize
-//     status or conditions.
-//   - A field of the wrong type in a built-in object (a string for an
-//     integer) is 400 BadRequest as on a real server, with another message.
-//   - dryRun is honoured for create, update, patch and delete, with the
-//     defaults and the emulated admission above (a dry-run create of a
-//     Service answers allocated values, which stay free).
-//   - Server-side apply to the scale subresource is 415 (update and the
-//     other patch types work there).
-//   - Options.Clock sets creationTimestamp and deletionTimestamp; the
-//     times inside managedFields come from the field manager library and
-//     use the wall clock.
+// *rest.Config and run against the fake (TestConformanceFake, in JSON and
+// in protobuf) and against a real kube-apiserver with etcd started by
+// testenv (TestConformanceReal). docs/fake-fidelity.md in the repository
+// catalogues where the fake differs from kube-apiserver: the suite's
+// exception lists (kept in step with it by a test) and the known
+// differences no case covers.
 package fake

@@ -56,6 +56,10 @@ func eventAs(u map[string]any, from, to *resource) map[string]any {
 // resourceVersion. Caller holds s.mu.
 func (s *Server) put(typ watch.EventType, obj, prev *object) {
 	s.st.put(typ, obj, prev)
+	if !obj.res.builtin {
+		s.putVersions(typ, obj)
+		return
+	}
 	if !isEvent(obj.res) {
 		return
 	}

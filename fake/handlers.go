@@ -40,6 +40,9 @@ func (s *Server) handleGet(w http.ResponseWriter, req *request) error {
 	if o == nil {
 		return apierrors.NewNotFound(req.res.groupResource(), req.name)
 	}
+	if err := convErrOf(o); err != nil {
+		return err
+	}
 	if req.sub == "scale" {
 		sc, err := scaleOf(o)
 		if err != nil {
@@ -97,6 +100,9 @@ func (s *Server) handleUpdate(w http.ResponseWriter, req *request) error {
 	if old == nil {
 		return apierrors.NewNotFound(req.res.groupResource(), req.name)
 	}
+	if err := convErrOf(old); err != nil {
+		return err
+	}
 	o, err := s.update(req, old, u, writeOpts{manager: managerFor(req.r, opts.FieldManager), dryRun: isDryRun(opts.DryRun)}, false)
 	if err != nil {
 		return err
@@ -145,6 +151,14 @@ func (s *Server) handleDelete(w http.ResponseWriter, req *request) error {
 	o := s.st.get(req.res, key{req.namespace, req.name})
 	if o == nil {
 		return apierrors.NewNotFound(req.res.groupResource(), req.name)
+	}
+	if req.admits() {
+		if err := s.admitDelete(req, o, d.dryRun); err != nil {
+			return err
+		}
+		if o = s.st.get(req.res, key{req.namespace, req.name}); o == nil {
+			return apierrors.NewNotFound(req.res.groupResource(), req.name)
+		}
 	}
 	out, err := s.delete(o, d)
 	if err != nil {

@@ -171,6 +171,11 @@ func (s *Server) handleList(w http.ResponseWriter, req *request) error {
 	snap := s.st.snapshot(req.res, at)
 	s.mu.Unlock()
 
+	for _, o := range snap {
+		if err := convErrOf(o); err != nil {
+			return err
+		}
+	}
 	items := make([]*object, 0, len(snap))
 	for k, o := range snap {
 		if hasStart && k.less(start) {

@@ -33,6 +33,10 @@ type object struct {
 	key key
 	rv  uint64
 	u   map[string]any
+	// convErr is set on the copy of a custom resource in a version its
+	// definition's conversion failed to produce (crdconvert.go): reads
+	// of it fail with this error, as on kube-apiserver.
+	convErr error
 
 	jsonOnce sync.Once
 	json     []byte

@@ -56,6 +56,9 @@ func (s *Server) handlePatch(w http.ResponseWriter, req *request) error {
 	if old == nil {
 		return apierrors.NewNotFound(req.res.groupResource(), req.name)
 	}
+	if err := convErrOf(old); err != nil {
+		return err
+	}
 	if req.sub == "scale" {
 		sc, err := scaleOf(old)
 		if err != nil {
@@ -183,6 +186,9 @@ func (s *Server) apply(w http.ResponseWriter, req *request, body []byte, wo writ
 		}
 		req.writeObject(w, http.StatusCreated, o)
 		return nil
+	}
+	if err := convErrOf(old); err != nil {
+		return err
 	}
 	live := &unstructured.Unstructured{Object: old.copy()}
 	out, err := fm.Apply(live, au, wo.manager, force)

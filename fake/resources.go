@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubego/kubego/fake/internal/crdschema"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -47,7 +49,7 @@ type resource struct {
 	categories []string
 	// schema is a custom resource version's structural schema (nil: none,
 	// objects are stored as written).
-	schema crdSchema
+	schema crdschema.Schema
 }
 
 func (r *resource) listGVK() schema.GroupVersionKind {

@@ -20,6 +20,9 @@ type request struct {
 	mt        string // negotiated response media type
 	asMeta    string // answer with PartialObjectMetadata of this meta.k8s.io version (v1, v1beta1); "" for whole objects
 	r         *http.Request
+	// w is the response being written, for the Warning headers of
+	// admission webhooks; nil for the server's own writes.
+	w http.ResponseWriter
 }
 
 // namespaceSubresources are the subresources of a namespace that share the
@@ -163,7 +166,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, mt, err)
 		return
 	}
-	req.mt = mt
+	req.mt, req.w = mt, w
 	if v := partialMetadata(r); v != "" {
 		req.mt, req.asMeta = mediaJSON, v
 	}

@@ -3,6 +3,7 @@ package fake
 import (
 	"errors"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"time"
@@ -66,6 +67,19 @@ type Options struct {
 	// instead of storing it undefaulted. A test run with it set cannot
 	// pass because of a default the fake leaves out.
 	RefuseUndefaulted bool
+
+	// Webhooks maps the address of an admission webhook to a handler the
+	// server calls in process, with no listener and no TLS: the
+	// clientConfig.url of a webhook configuration, or for a service
+	// reference ServiceWebhookURL of it. The handlers of package
+	// webhook/admission are such handlers. A webhook whose address is not
+	// mapped is called over HTTPS at its url, trusting its caBundle; a
+	// service reference not mapped cannot be reached (the fake has no
+	// cluster network) and fails as by the webhook's failurePolicy.
+	// Calls in process keep a test that runs the server inside a
+	// testing/synctest bubble in fake time; the map is read, never
+	// changed, by the server.
+	Webhooks map[string]http.Handler
 }
 
 // Server is an in-memory Kubernetes API server. It is an http.Handler
@@ -86,6 +100,9 @@ type Server struct {
 	tcs map[schema.GroupVersionResource]managedfields.TypeConverter
 
 	faults faults
+	// strategies is what the registry adds to writes of special kinds
+	// (strategy.go); never changed after NewServer.
+	strategies map[schema.GroupVersionResource]*strategy
 
 	httpMu sync.Mutex
 	http   *httptest.Server
@@ -124,14 +141,15 @@ func NewServer(opts Options, objects ...runtime.Object) *Server {
 		opts.Version = version.Info{Major: "1", Minor: "37", GitVersion: "v1.37.2", Platform: "linux/amd64", GoVersion: "go1.26"}
 	}
 	s := &Server{
-		opts:   opts,
-		clock:  clock.Or(opts.Clock),
-		logger: opts.Logger,
-		reg:    newRegistry(opts.AllVersions),
-		st:     newStore(opts.HistoryWindow),
-		fms:    map[fmKey]*managedfields.FieldManager{},
-		tcs:    map[schema.GroupVersionResource]managedfields.TypeConverter{},
-		closed: make(chan struct{}),
+		opts:       opts,
+		clock:      clock.Or(opts.Clock),
+		logger:     opts.Logger,
+		reg:        newRegistry(opts.AllVersions),
+		st:         newStore(opts.HistoryWindow),
+		fms:        map[fmKey]*managedfields.FieldManager{},
+		tcs:        map[schema.GroupVersionResource]managedfields.TypeConverter{},
+		closed:     make(chan struct{}),
+		strategies: kindStrategies(),
 	}
 	s.logger = defaultlog.Or(s.logger)
 	// kube-apiserver creates these namespaces itself at start.

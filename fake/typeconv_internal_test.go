@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kubego/kubego/fake/internal/crdschema"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -58,13 +59,13 @@ func TestBuiltinKindsMergeByTheirOpenAPIModel(t *testing.T) {
 func TestCustomResourceConverterFollowsTheSchema(t *testing.T) {
 	s := NewServer(Options{})
 	defer s.Close()
-	thing := func(sch crdSchema) *resource {
+	thing := func(sch crdschema.Schema) *resource {
 		r := &resource{schema: sch}
 		r.gvk.Group, r.gvk.Version, r.gvk.Kind = "example.com", "v1", "Thing"
 		r.gvr.Group, r.gvr.Version, r.gvr.Resource = "example.com", "v1", "things"
 		return r
 	}
-	set := crdSchema{"type": "object", "properties": map[string]any{
+	set := crdschema.Schema{"type": "object", "properties": map[string]any{
 		"spec": map[string]any{"type": "object", "properties": map[string]any{
 			"tags": map[string]any{"type": "array", "x-kubernetes-list-type": "set", "items": map[string]any{"type": "string"}},
 		}},

@@ -2,24 +2,24 @@ package fake
 
 import (
 	"fmt"
+
 	"reflect"
 	"slices"
 	"strconv"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 )
-
-var namespacesGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
 // writeOpts are the parts of Create/Update/PatchOptions the server honours.
 type writeOpts struct {
@@ -44,35 +44,6 @@ func checkKind(res *resource, u map[string]any) error {
 	return nil
 }
 
-// checkNamespace enforces the namespace rules of a write: the body's
-// namespace matches the URL, and the namespace exists and is not
-// terminating. Caller holds s.mu.
-func (s *Server) checkNamespace(req *request, u *unstructured.Unstructured, creating bool) error {
-	if !req.res.namespaced {
-		if u.GetNamespace() != "" {
-			u.SetNamespace("")
-		}
-		return nil
-	}
-	if u.GetNamespace() == "" {
-		u.SetNamespace(req.namespace)
-	} else if u.GetNamespace() != req.namespace {
-		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
-	}
-	if !creating {
-		return nil
-	}
-	ns := s.st.data[namespacesGVR][key{name: req.namespace}]
-	if ns == nil {
-		return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, req.namespace)
-	}
-	if ns.meta().GetDeletionTimestamp() != nil {
-		return apierrors.NewForbidden(req.res.groupResource(), u.GetName(),
-			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", req.namespace))
-	}
-	return nil
-}
-
 // create stores a new object. Caller holds s.mu. applied is the result of
 // a server-side apply (its managedFields are final).
 func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied bool) (*object, error) {
@@ -81,6 +52,7 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 		return nil, err
 	}
 	uu := &unstructured.Unstructured{Object: u}
+	requested := uu.GetName()
 	if uu.GetName() == "" {
 		if gn := uu.GetGenerateName(); gn != "" {
 			for range 8 {
@@ -117,23 +89,15 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 	if res.generation {
 		uu.SetGeneration(1)
 	}
-	if res.status && !opts.seed && res.gvr != nodesGVR {
-		delete(u, "status") // a Node is registered with its status
-	}
-	if res.gvk.Group == "" && res.gvk.Kind == "Pod" && !opts.seed {
-		initPodStatus(u)
-	}
-	if res.gvr == namespacesGVR {
-		_ = unstructured.SetNestedField(u, "Active", "status", "phase")
-		_ = unstructured.SetNestedStringSlice(u, []string{"kubernetes"}, "spec", "finalizers")
-	}
+	s.prepareNew(res, u, opts)
 	unlabelled := len(uu.GetLabels()) == 0
 	u, err := s.normalize(res, u, nil)
 	if err != nil {
 		return nil, err
 	}
-	if res.gvr == crdGVR {
-		if err := checkAPIApproval(u, nil); err != nil {
+	st := s.strategyOf(res)
+	if st.validate != nil {
+		if err := st.validate(u, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -143,12 +107,44 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 			return nil, err
 		}
 	}
+	if req.admits() {
+		// The mutating webhooks see the object after the managed fields
+		// are tracked (their changes belong to no manager), before the
+		// registry fills in what it owns.
+		a := newAdmission(req, admissionv1.Create, requested, opts.dryRun)
+		before := withoutSystemFields(u)
+		a.obj = before
+		mutated, err := s.mutate(a)
+		if err != nil {
+			return nil, err
+		}
+		if !reflect.DeepEqual(mutated, before) {
+			if u, err = s.afterCreateMutation(req, mutated, uu, opts); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.stillFree(req, k); err != nil {
+			return nil, err
+		}
+	}
 	// What admission and the registry add comes after the managed fields,
 	// as on kube-apiserver: the writer does not own it.
-	if u, err = s.prepareCreate(res, u, unlabelled, now.Time); err != nil {
-		return nil, err
+	if st.admitCreate != nil {
+		if u, err = st.admitCreate(s, u, unlabelled, now.Time); err != nil {
+			return nil, err
+		}
 	}
 	uu = &unstructured.Unstructured{Object: u}
+	if req.admits() {
+		a := newAdmission(req, admissionv1.Create, requested, opts.dryRun)
+		a.obj = u
+		if err := s.validate(a); err != nil {
+			return nil, err
+		}
+		if err := s.stillFree(req, k); err != nil {
+			return nil, err
+		}
+	}
 	if opts.dryRun {
 		return newObject(res, u, 0), nil
 	}
@@ -156,8 +152,8 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
 	o := newObject(res, u, rv)
 	s.put(watch.Added, o, nil)
-	if res.gvr == crdGVR {
-		s.crdCreated(o)
+	if st.afterCreate != nil {
+		st.afterCreate(s, o)
 	}
 	return o, nil
 }
@@ -273,11 +269,12 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 	if err != nil {
 		return nil, err
 	}
-	if res.gvr == daemonSetsGVR && req.sub == "" {
-		keepTemplateGeneration(&unstructured.Unstructured{Object: u}, old.u)
+	st := s.strategyOf(res)
+	if st.prepareForUpdate != nil && req.sub == "" {
+		st.prepareForUpdate(u, old.u)
 	}
-	if res.gvr == crdGVR && req.sub == "" {
-		if err := checkAPIApproval(u, old.u); err != nil {
+	if st.validate != nil && req.sub == "" {
+		if err := st.validate(u, old.u); err != nil {
 			return nil, err
 		}
 	}
@@ -290,11 +287,38 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 			return nil, err
 		}
 	}
-	if res.gvr == servicesGVR && req.sub == "" {
-		if u, err = s.allocateService(u, old.u); err != nil {
+	if req.admits() {
+		a := newAdmission(req, admissionv1.Update, req.name, opts.dryRun)
+		a.obj, a.old = u, old.u
+		mutated, err := s.mutate(a)
+		if err != nil {
+			return nil, err
+		}
+		if !reflect.DeepEqual(mutated, u) {
+			if u, err = s.afterUpdateMutation(req, old, mutated, u); err != nil {
+				return nil, err
+			}
+			uu = &unstructured.Unstructured{Object: u}
+		}
+		if s.st.get(res, old.key) != old {
+			return nil, conflict(res, req.name)
+		}
+	}
+	if st.admitUpdate != nil && req.sub == "" {
+		if u, err = st.admitUpdate(s, u, old.u); err != nil {
 			return nil, err
 		}
 		uu = &unstructured.Unstructured{Object: u}
+	}
+	if req.admits() {
+		a := newAdmission(req, admissionv1.Update, req.name, opts.dryRun)
+		a.obj, a.old = u, old.u
+		if err := s.validate(a); err != nil {
+			return nil, err
+		}
+		if s.st.get(res, old.key) != old {
+			return nil, conflict(res, req.name)
+		}
 	}
 	if reflect.DeepEqual(u, old.u) {
 		return old, nil // no-op: no new resourceVersion, no event
@@ -302,7 +326,7 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 	if opts.dryRun {
 		return newObject(res, u, old.rv), nil
 	}
-	if uu.GetDeletionTimestamp() != nil && len(uu.GetFinalizers()) == 0 && !gracefulPod(res, old) {
+	if uu.GetDeletionTimestamp() != nil && len(uu.GetFinalizers()) == 0 && (st.keepsUntilGone == nil || !st.keepsUntilGone(old)) {
 		// Like kube-apiserver, the write that clears the last finalizer
 		// is not stored: the object is deleted as it was (one DELETED
 		// event) and the client gets its content at the deletion's rv.
@@ -314,8 +338,8 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
 	o := newObject(res, u, rv)
 	s.put(watch.Modified, o, old)
-	if res.gvr == crdGVR {
-		s.crdUpdated(o)
+	if st.afterUpdate != nil {
+		st.afterUpdate(s, o)
 	}
 	return o, nil
 }
@@ -347,16 +371,6 @@ func specChanged(res *resource, a, b map[string]any) bool {
 
 func deepCopyValue(v any) any { return runtime.DeepCopyJSONValue(v) }
 
-// gracefulPod reports whether o is a pod bound to a node that a kubelet
-// would still have to stop: kube-apiserver keeps it until then.
-func gracefulPod(res *resource, o *object) bool {
-	if res.gvk.Group != "" || res.gvk.Kind != "Pod" {
-		return false
-	}
-	g := o.meta().GetDeletionGracePeriodSeconds()
-	return g != nil && *g > 0
-}
-
 // remove deletes o for good and cascades to its dependents and, for a
 // namespace being emptied, finalizes it. Caller holds s.mu.
 func (s *Server) remove(o *object) *object {
@@ -366,8 +380,8 @@ func (s *Server) remove(o *object) *object {
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
 	gone := newObject(o.res, u, rv)
 	s.put(watch.Deleted, gone, o)
-	if o.res.gvr == crdGVR {
-		s.crdDeleted(o)
+	if st := s.strategyOf(o.res); st.afterDelete != nil {
+		st.afterDelete(s, o)
 	}
 	s.collectDependents(o.meta().GetUID())
 	if o.res.namespaced {
@@ -403,17 +417,18 @@ func (s *Server) delete(o *object, opts deleteOpts) (*object, error) {
 	finalizers := m.GetFinalizers()
 	// The protection controller of kube-controller-manager removes the
 	// finalizer of a claim or volume nothing uses: at once here.
+	st := s.strategyOf(res)
 	protected := false
-	if p := protectionFinalizer(res); p != "" && slices.Contains(finalizers, p) {
+	if p := st.protectionFinalizer; p != "" && slices.Contains(finalizers, p) {
 		finalizers = slices.DeleteFunc(slices.Clone(finalizers), func(f string) bool { return f == p })
 		protected = true
 	}
 	var grace int64
-	if res.gvk.Group == "" && res.gvk.Kind == "Pod" {
-		grace = podGrace(o, opts.gracePeriod)
+	if st.deleteGrace != nil {
+		grace = st.deleteGrace(o, opts.gracePeriod)
 	}
-	if res.gvr == namespacesGVR {
-		return s.deleteNamespace(o), nil
+	if st.delete != nil {
+		return st.delete(s, o), nil
 	}
 	switch opts.propagation {
 	case metav1.DeletePropagationOrphan:
@@ -440,195 +455,4 @@ func (s *Server) delete(o *object, opts deleteOpts) (*object, error) {
 	no := newObject(res, u, rv)
 	s.put(watch.Modified, no, o)
 	return no, nil
-}
-
-// podGrace is the grace period of a pod deletion: zero for a pod no kubelet
-// runs (unscheduled or finished), else the request's or the pod's.
-func podGrace(o *object, req *int64) int64 {
-	node, _, _ := unstructured.NestedString(o.u, "spec", "nodeName")
-	phase, _, _ := unstructured.NestedString(o.u, "status", "phase")
-	if node == "" || phase == "Succeeded" || phase == "Failed" {
-		return 0
-	}
-	if req != nil {
-		return max(*req, 0)
-	}
-	if g, ok, _ := unstructured.NestedInt64(o.u, "spec", "terminationGracePeriodSeconds"); ok {
-		return max(g, 0)
-	}
-	return 30
-}
-
-// dependents returns the stored objects that name uid as an owner.
-func (s *Server) dependents(uid types.UID) []*object {
-	var out []*object
-	for _, m := range s.st.data {
-		for _, o := range m {
-			for _, ref := range o.meta().GetOwnerReferences() {
-				if ref.UID == uid {
-					out = append(out, o)
-					break
-				}
-			}
-		}
-	}
-	slices.SortFunc(out, func(a, b *object) int {
-		if a.key.less(b.key) {
-			return -1
-		}
-		if b.key.less(a.key) {
-			return 1
-		}
-		return 0
-	})
-	return out
-}
-
-// collectDependents does the garbage collector's job for a deleted owner
-// (background propagation): each dependent with no other live owner is
-// deleted; one with other owners loses the reference.
-func (s *Server) collectDependents(uid types.UID) {
-	for _, d := range s.dependents(uid) {
-		cur := s.st.get(d.res, d.key)
-		if cur == nil {
-			continue
-		}
-		var others []metav1.OwnerReference
-		for _, ref := range cur.meta().GetOwnerReferences() {
-			if ref.UID != uid && s.st.uids[ref.UID] != nil {
-				others = append(others, ref)
-			}
-		}
-		if len(others) > 0 {
-			s.dropOwner(cur, uid)
-			continue
-		}
-		_, _ = s.delete(cur, deleteOpts{propagation: metav1.DeletePropagationBackground})
-	}
-}
-
-func (s *Server) orphanDependents(uid types.UID) {
-	for _, d := range s.dependents(uid) {
-		s.dropOwner(d, uid)
-	}
-}
-
-func (s *Server) dropOwner(o *object, uid types.UID) {
-	u := o.copy()
-	uu := &unstructured.Unstructured{Object: u}
-	var keep []metav1.OwnerReference
-	for _, ref := range uu.GetOwnerReferences() {
-		if ref.UID != uid {
-			keep = append(keep, ref)
-		}
-	}
-	uu.SetOwnerReferences(keep)
-	rv := s.st.next()
-	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
-	s.put(watch.Modified, newObject(o.res, u, rv), o)
-}
-
-// deleteNamespace marks ns Terminating and does the namespace
-// controller's job: delete everything in it, then finalize it once empty.
-func (s *Server) deleteNamespace(ns *object) *object {
-	cur := ns
-	if ns.meta().GetDeletionTimestamp() == nil {
-		u := ns.copy()
-		uu := &unstructured.Unstructured{Object: u}
-		now := metav1.NewTime(s.clock.Now().Truncate(time.Second))
-		uu.SetDeletionTimestamp(&now)
-		zero := int64(0)
-		uu.SetDeletionGracePeriodSeconds(&zero)
-		_ = unstructured.SetNestedField(u, "Terminating", "status", "phase")
-		rv := s.st.next()
-		uu.SetResourceVersion(strconv.FormatUint(rv, 10))
-		cur = newObject(ns.res, u, rv)
-		s.put(watch.Modified, cur, ns)
-	}
-	name := ns.key.name
-	for _, m := range s.st.data {
-		var victims []*object
-		for k, o := range m {
-			if o.res.namespaced && k.namespace == name {
-				victims = append(victims, o)
-			}
-		}
-		for _, v := range victims {
-			if cur := s.st.get(v.res, v.key); cur != nil && cur.meta().GetDeletionTimestamp() == nil {
-				zero := int64(0)
-				_, _ = s.delete(cur, deleteOpts{propagation: metav1.DeletePropagationBackground, gracePeriod: &zero})
-			}
-		}
-	}
-	if fin := s.maybeFinalizeNamespace(name); fin != nil {
-		return fin
-	}
-	if now := s.st.data[namespacesGVR][key{name: name}]; now != nil {
-		return now
-	}
-	return cur // finalized while its last content was deleted
-}
-
-// maybeFinalizeNamespace removes a terminating namespace that has become
-// empty, returning its final state (nil if it stays).
-func (s *Server) maybeFinalizeNamespace(name string) *object {
-	ns := s.st.data[namespacesGVR][key{name: name}]
-	if ns == nil || ns.meta().GetDeletionTimestamp() == nil {
-		return nil
-	}
-	for _, m := range s.st.data {
-		for k, o := range m {
-			if o.res.namespaced && k.namespace == name {
-				return nil
-			}
-		}
-	}
-	if len(ns.meta().GetFinalizers()) > 0 {
-		return nil
-	}
-	return s.remove(ns)
-}
-
-// initPodStatus gives a new pod the status kube-apiserver gives it: phase
-// Pending and its QoS class.
-func initPodStatus(u map[string]any) {
-	_ = unstructured.SetNestedField(u, "Pending", "status", "phase")
-	_ = unstructured.SetNestedField(u, qosClass(u), "status", "qosClass")
-}
-
-// qosClass computes a pod's QoS class from its containers' requests and
-// limits: BestEffort with none, Guaranteed when every container limits cpu
-// and memory and requests (if given) equal the limits, else Burstable.
-func qosClass(u map[string]any) string {
-	containers, _, _ := unstructured.NestedSlice(u, "spec", "containers")
-	inits, _, _ := unstructured.NestedSlice(u, "spec", "initContainers")
-	some, guaranteed := false, len(containers) > 0
-	for _, c := range append(containers, inits...) {
-		cm, ok := c.(map[string]any)
-		if !ok {
-			continue
-		}
-		req, _, _ := unstructured.NestedStringMap(cm, "resources", "requests")
-		lim, _, _ := unstructured.NestedStringMap(cm, "resources", "limits")
-		if len(req) > 0 || len(lim) > 0 {
-			some = true
-		}
-		for _, r := range []string{"cpu", "memory"} {
-			l, ok := lim[r]
-			if !ok {
-				guaranteed = false
-				continue
-			}
-			if q, ok := req[r]; ok && q != l {
-				guaranteed = false
-			}
-		}
-	}
-	switch {
-	case !some:
-		return "BestEffort"
-	case guaranteed:
-		return "Guaranteed"
-	}
-	return "Burstable"
 }

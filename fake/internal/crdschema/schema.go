@@ -1,4 +1,9 @@
-package fake
+// Package crdschema writes a custom resource through its version's
+// structural schema, as kube-apiserver does: unknown fields pruned,
+// defaults set, then types, formats, bounds, enums and list types
+// validated (Schema.Apply). It holds no state beyond the schema it is
+// given.
+package crdschema
 
 import (
 	"fmt"
@@ -9,10 +14,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// crdSchema is the structural schema of one served version of a
+// Schema is the structural schema of one served version of a
 // CustomResourceDefinition (its openAPIV3Schema), applied to every write of
 // its custom resources the way kube-apiserver applies it: unknown fields
 // pruned, defaults set, then the object validated.
@@ -28,13 +34,13 @@ import (
 // formats. Value validations under allOf, anyOf,
 // oneOf and not, and CEL rules (x-kubernetes-validations) are not
 // checked.
-type crdSchema map[string]any
+type Schema map[string]any
 
 // apply prunes, defaults and validates the custom resource u in place.
 // The error lists every invalid field, as a 422 would. old is the stored
 // object an update replaces (nil on create): as on kube-apiserver, the
 // list types of an update are checked only when old passes that check.
-func (s crdSchema) apply(u, old map[string]any) field.ErrorList {
+func (s Schema) Apply(u, old map[string]any) field.ErrorList {
 	if s == nil {
 		return nil
 	}
@@ -49,22 +55,22 @@ func (s crdSchema) apply(u, old map[string]any) field.ErrorList {
 	return errs
 }
 
-func (s crdSchema) props() map[string]any {
+func (s Schema) props() map[string]any {
 	p, _ := s["properties"].(map[string]any)
 	return p
 }
 
-func (s crdSchema) sub(v any) crdSchema {
+func (s Schema) sub(v any) Schema {
 	m, _ := v.(map[string]any)
-	return crdSchema(m)
+	return Schema(m)
 }
 
-func (s crdSchema) flag(name string) bool {
+func (s Schema) flag(name string) bool {
 	b, _ := s[name].(bool)
 	return b
 }
 
-func (s crdSchema) typ() string {
+func (s Schema) typ() string {
 	t, _ := s["type"].(string)
 	return t
 }
@@ -72,7 +78,7 @@ func (s crdSchema) typ() string {
 // pruneObject drops the fields of the object u that the schema does not
 // know, at every level where unknown fields are not preserved. root keeps
 // apiVersion, kind and metadata (also kept by an embedded resource).
-func (s crdSchema) pruneObject(u map[string]any, root bool) {
+func (s Schema) pruneObject(u map[string]any, root bool) {
 	props := s.props()
 	add := s.sub(s["additionalProperties"])
 	preserve := s.flag("x-kubernetes-preserve-unknown-fields")
@@ -96,7 +102,7 @@ func (s crdSchema) pruneObject(u map[string]any, root bool) {
 }
 
 // prune prunes the value v, whatever its kind, against the schema.
-func (s crdSchema) prune(v any) {
+func (s Schema) prune(v any) {
 	if s == nil {
 		return
 	}
@@ -115,7 +121,7 @@ func (s crdSchema) prune(v any) {
 
 // setDefaults fills in, at every level of v present, the properties that
 // are absent (or null without nullable) and have a default.
-func (s crdSchema) setDefaults(v any) {
+func (s Schema) setDefaults(v any) {
 	if s == nil {
 		return
 	}
@@ -130,7 +136,7 @@ func (s crdSchema) setDefaults(v any) {
 			}
 			if !ok {
 				if d, has := p["default"]; has {
-					t[k] = deepCopyValue(d)
+					t[k] = runtime.DeepCopyJSONValue(d)
 				}
 			}
 			if c, ok := t[k]; ok {
@@ -153,7 +159,7 @@ func (s crdSchema) setDefaults(v any) {
 }
 
 // validate checks v against the schema, at path.
-func (s crdSchema) validate(v any, path *field.Path) field.ErrorList {
+func (s Schema) validate(v any, path *field.Path) field.ErrorList {
 	if s == nil {
 		return nil
 	}
@@ -196,7 +202,7 @@ func (s crdSchema) validate(v any, path *field.Path) field.ErrorList {
 	return errs
 }
 
-func (s crdSchema) validateObject(t map[string]any, path *field.Path) field.ErrorList {
+func (s Schema) validateObject(t map[string]any, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	req, _ := s["required"].([]any)
 	for _, r := range req {
@@ -236,7 +242,7 @@ func (s crdSchema) validateObject(t map[string]any, path *field.Path) field.Erro
 	return errs
 }
 
-func (s crdSchema) validateArray(t []any, path *field.Path) field.ErrorList {
+func (s Schema) validateArray(t []any, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if n, ok := number(s["minItems"]); ok && float64(len(t)) < n {
 		errs = append(errs, field.Invalid(path, len(t), fmt.Sprintf("%s in body should have at least %v items", pathName(path), n)))
@@ -260,7 +266,7 @@ func (s crdSchema) validateArray(t []any, path *field.Path) field.ErrorList {
 	return errs
 }
 
-func (s crdSchema) validateString(t string, path *field.Path) field.ErrorList {
+func (s Schema) validateString(t string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	n := utf8.RuneCountInString(t)
 	if m, ok := number(s["minLength"]); ok && float64(n) < m {
@@ -277,7 +283,7 @@ func (s crdSchema) validateString(t string, path *field.Path) field.ErrorList {
 	return append(errs, s.formatErrors(t, path)...)
 }
 
-func (s crdSchema) validateNumber(f float64, v any, path *field.Path) field.ErrorList {
+func (s Schema) validateNumber(f float64, v any, path *field.Path) field.ErrorList {
 	errs := s.rangeErrors(f, path)
 	if m, ok := number(s["minimum"]); ok {
 		if s.flag("exclusiveMinimum") && f <= m {

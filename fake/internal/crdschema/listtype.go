@@ -1,4 +1,4 @@
-package fake
+package crdschema
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 // objects, no two with the same values of x-kubernetes-list-map-keys), as
 // kube-apiserver does after the schema validation: each value repeated is
 // reported once, at its second occurrence, as a Duplicate.
-func (s crdSchema) listTypeErrors(v any, path *field.Path) field.ErrorList {
+func (s Schema) listTypeErrors(v any, path *field.Path) field.ErrorList {
 	if s == nil {
 		return nil
 	}
@@ -48,7 +48,7 @@ func (s crdSchema) listTypeErrors(v any, path *field.Path) field.ErrorList {
 }
 
 // mapListErrors checks a list of type map.
-func (s crdSchema) mapListErrors(t []any, path *field.Path) field.ErrorList {
+func (s Schema) mapListErrors(t []any, path *field.Path) field.ErrorList {
 	for i, x := range t {
 		if _, ok := x.(map[string]any); x != nil && !ok {
 			return field.ErrorList{field.Invalid(path.Index(i), x, "must be an object for an array of list-type map")}

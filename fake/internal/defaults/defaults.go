@@ -1,9 +1,11 @@
-package fake
+// Package defaults sets the defaults kube-apiserver sets on the built-in
+// kinds it decodes (their GA versions), for the fake server: Default
+// defaults a typed object in place, ByAPIServer names the kinds
+// kube-apiserver defaults at all. It reads nothing but the object and the
+// time it is given.
+package defaults
 
 import (
-	"errors"
-	"fmt"
-	"net/http"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -20,23 +22,16 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// ErrNotDefaulted is wrapped by the error a write of a built-in kind
-// returns under Options.RefuseUndefaulted when kube-apiserver defaults
-// that kind and the fake does not.
-var ErrNotDefaulted = errors.New("fake: kind not defaulted")
-
-// setDefaults defaults a decoded built-in object in place, as
+// Default defaults a decoded built-in object in place, as
 // kube-apiserver does when it decodes a request body (and an object read
 // from storage); now stamps the times defaulting sets. It reports whether
 // the fake has defaulting for the object's type; false leaves obj
 // unchanged.
-func setDefaults(obj runtime.Object, now time.Time) bool {
+func Default(obj runtime.Object, now time.Time) bool {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		defaultPod(o)
@@ -143,12 +138,12 @@ func setDefaults(obj runtime.Object, now time.Time) bool {
 	return true
 }
 
-// apiserverDefaults are the built-in kinds kube-apiserver v1.37 has
+// ByAPIServer are the built-in kinds kube-apiserver v1.37 has
 // defaulting functions for, in some served version (the types registered
 // in the zz_generated.defaults.go files of k8s.io/kubernetes/pkg/apis,
 // and CustomResourceDefinition and APIService of the aggregated servers).
 // A kind not listed is stored as written by kube-apiserver too.
-var apiserverDefaults = map[schema.GroupKind]bool{
+var ByAPIServer = map[schema.GroupKind]bool{
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:          true,
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicyBinding"}:   true,
 	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:     true,
@@ -201,23 +196,3 @@ var apiserverDefaults = map[schema.GroupKind]bool{
 	{Group: "storage.k8s.io", Kind: "StorageClass"}:                                   true,
 	{Group: "storage.k8s.io", Kind: "VolumeAttachment"}:                               true,
 }
-
-// notDefaulted is the error of a write refused under
-// Options.RefuseUndefaulted: 501 Not Implemented, naming the kind and the
-// option, wrapping ErrNotDefaulted for in-process callers (Add).
-func notDefaulted(gvk schema.GroupVersionKind) error {
-	msg := fmt.Sprintf("the fake server does not default %s %s as kube-apiserver does; it refuses the write because Options.RefuseUndefaulted is set", gvk.GroupVersion(), gvk.Kind)
-	return &notDefaultedError{StatusError: apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusNotImplemented,
-		Reason:  metav1.StatusReason("NotImplemented"),
-		Message: msg,
-		Details: &metav1.StatusDetails{Group: gvk.Group, Kind: gvk.Kind},
-	}}}
-}
-
-// notDefaultedError is a StatusError (what the client is answered) that
-// is also ErrNotDefaulted.
-type notDefaultedError struct{ apierrors.StatusError }
-
-func (e *notDefaultedError) Unwrap() error { return ErrNotDefaulted }

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -40,31 +39,6 @@ const (
 var systemPriorities = map[string]int64{
 	"system-node-critical":    2000001000,
 	"system-cluster-critical": 2000000000,
-}
-
-// prepareCreate adds to u, a new object of res already defaulted, what
-// kube-apiserver's admission and registry add on create, and returns it.
-// unlabelled tells whether the object came without labels. Caller holds
-// s.mu.
-func (s *Server) prepareCreate(res *resource, u map[string]any, unlabelled bool, now time.Time) (map[string]any, error) {
-	switch res.gvr {
-	case podsGVR:
-		return u, s.admitPod(u)
-	case nodesGVR:
-		taintNotReady(u)
-	case pvcsGVR:
-		addFinalizer(u, pvcProtection)
-	case pvsGVR:
-		addFinalizer(u, pvProtection)
-		_ = unstructured.SetNestedField(u, now.UTC().Format(time.RFC3339), "status", "lastPhaseTransitionTime")
-	case daemonSetsGVR:
-		setTemplateGeneration(&unstructured.Unstructured{Object: u}, 1)
-	case jobsGVR:
-		return selectJob(u, unlabelled)
-	case servicesGVR:
-		return s.allocateService(u, nil)
-	}
-	return u, nil
 }
 
 func addFinalizer(u map[string]any, f string) {
@@ -130,18 +104,6 @@ func (s *Server) admitPod(u map[string]any) error {
 	}
 	spec["tolerations"] = tols
 	return nil
-}
-
-// protectionFinalizer is the finalizer admission adds to new objects of
-// res, or "".
-func protectionFinalizer(res *resource) string {
-	switch res.gvr {
-	case pvcsGVR:
-		return pvcProtection
-	case pvsGVR:
-		return pvProtection
-	}
-	return ""
 }
 
 // templateGenerationKey is the annotation through which apps/v1 shows a

@@ -1,4 +1,4 @@
-package fake
+package crdschema
 
 import (
 	"encoding/json"
@@ -86,9 +86,9 @@ func TestCRDSchemaApply(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := crdSchema(mustJSON(t, tt.schema))
+			s := Schema(mustJSON(t, tt.schema))
 			u := mustJSON(t, tt.in)
-			errs := s.apply(u, nil)
+			errs := s.Apply(u, nil)
 			if len(errs) != tt.wantErrs {
 				t.Errorf("errors %v, want %d", errs, tt.wantErrs)
 			}
@@ -107,19 +107,19 @@ func FuzzCRDSchemaApply(f *testing.F) {
 		if json.Unmarshal([]byte(schema), &s) != nil || json.Unmarshal([]byte(obj), &u) != nil || u == nil {
 			return
 		}
-		crdSchema(s).apply(u, nil) // must not panic, whatever the schema or object
+		Schema(s).Apply(u, nil) // must not panic, whatever the schema or object
 	})
 }
 
 // An update is checked for list types only when the object it replaces
 // passes that check, as kube-apiserver ratchets it.
 func TestCRDSchemaListTypesRatchet(t *testing.T) {
-	s := crdSchema(mustJSON(t, `{"type":"object","properties":{"a":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}}`))
+	s := Schema(mustJSON(t, `{"type":"object","properties":{"a":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}}`))
 	valid, invalid := mustJSON(t, `{"a":["x"]}`), mustJSON(t, `{"a":["x","x"]}`)
-	if errs := s.apply(mustJSON(t, `{"a":["y","y"]}`), valid); len(errs) != 1 {
+	if errs := s.Apply(mustJSON(t, `{"a":["y","y"]}`), valid); len(errs) != 1 {
 		t.Errorf("update of a valid object: %v, want one Duplicate", errs)
 	}
-	if errs := s.apply(mustJSON(t, `{"a":["y","y"]}`), invalid); len(errs) != 0 {
+	if errs := s.Apply(mustJSON(t, `{"a":["y","y"]}`), invalid); len(errs) != 0 {
 		t.Errorf("update of an invalid object: %v, want none", errs)
 	}
 }

@@ -1,4 +1,4 @@
-package fake
+package defaults
 
 import (
 	"math"
@@ -518,7 +518,7 @@ type webhookCommon struct {
 	rules             []admissionregistrationv1.RuleWithOperations
 }
 
-func (w webhookCommon) setDefaults() {
+func (w webhookCommon) Default() {
 	if *w.failurePolicy == nil {
 		*w.failurePolicy = ptrTo(admissionregistrationv1.Fail)
 	}
@@ -551,14 +551,14 @@ func defaultRules(rs []admissionregistrationv1.RuleWithOperations) {
 func defaultValidatingWebhooks(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
 	for i := range c.Webhooks {
 		w := &c.Webhooks[i]
-		webhookCommon{&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds, &w.ClientConfig, w.Rules}.setDefaults()
+		webhookCommon{&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds, &w.ClientConfig, w.Rules}.Default()
 	}
 }
 
 func defaultMutatingWebhooks(c *admissionregistrationv1.MutatingWebhookConfiguration) {
 	for i := range c.Webhooks {
 		w := &c.Webhooks[i]
-		webhookCommon{&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds, &w.ClientConfig, w.Rules}.setDefaults()
+		webhookCommon{&w.FailurePolicy, &w.MatchPolicy, &w.NamespaceSelector, &w.ObjectSelector, &w.TimeoutSeconds, &w.ClientConfig, w.Rules}.Default()
 		if w.ReinvocationPolicy == nil {
 			w.ReinvocationPolicy = ptrTo(admissionregistrationv1.NeverReinvocationPolicy)
 		}

@@ -1,4 +1,4 @@
-package fake
+package crdschema
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ var crdFormats = map[string]bool{
 
 // formatErrors checks the string t against the schema's format with the
 // format registry kube-apiserver uses.
-func (s crdSchema) formatErrors(t string, path *field.Path) field.ErrorList {
+func (s Schema) formatErrors(t string, path *field.Path) field.ErrorList {
 	f, _ := s["format"].(string)
 	if f == "" || !crdFormats[strings.ReplaceAll(f, "-", "")] || (s.typ() != "" && s.typ() != "string") {
 		return nil
@@ -39,7 +39,7 @@ func (s crdSchema) formatErrors(t string, path *field.Path) field.ErrorList {
 // rangeErrors checks a number against the range of its schema's format
 // (int32 for an integer, float for a number), as kube-apiserver does: an
 // error at no field, with an empty value.
-func (s crdSchema) rangeErrors(f float64, path *field.Path) field.ErrorList {
+func (s Schema) rangeErrors(f float64, path *field.Path) field.ErrorList {
 	format, _ := s["format"].(string)
 	out := false
 	switch {
