@@ -14,13 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubego/kubego/apischema/apischematest"
+	"github.com/kubego/kubego/certs"
 	"github.com/kubego/kubego/crd"
 	"github.com/kubego/kubego/dynamic"
 	"github.com/kubego/kubego/examples/gizmo/gizmo"
 	"github.com/kubego/kubego/testenv"
 	"github.com/kubego/kubego/webhook"
 	"github.com/kubego/kubego/webhook/admission"
-	"github.com/kubego/kubego/certs"
 )
 
 // A definition of two versions built from their Go types, with its

@@ -27,4 +27,6 @@ func refused[T informer.Object](inf *informer.Informer[T]) int {
 	return n
 }
 
-func withBodyProgressTimeout(cfg *rest.Config, d time.Duration) { cfg.Limits.ResponseBodyProgressTimeout = d }
+func withBodyProgressTimeout(cfg *rest.Config, d time.Duration) {
+	cfg.Limits.ResponseBodyProgressTimeout = d
+}

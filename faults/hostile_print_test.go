@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubego/kubego/auth"
+	"github.com/kubego/kubego/certs"
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/fleet"
 	"github.com/kubego/kubego/internal/secret"
@@ -38,7 +39,6 @@ import (
 	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/webhook"
-	"github.com/kubego/kubego/certs"
 )
 
 // Hostile 9: no credential can be printed. Every exported type of rest,

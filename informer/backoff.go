@@ -57,8 +57,8 @@ func reflectorBackoff(b backoff.Backoff, resetAfter time.Duration) backoffConfig
 type backoffState struct {
 	cfg     backoffConfig
 	rand    func() float64 // the jitter's draw; nil means math/rand/v2
-	current time.Duration // base delay of the last failure, 0 before any
-	last    time.Time     // when the last failure happened
+	current time.Duration  // base delay of the last failure, 0 before any
+	last    time.Time      // when the last failure happened
 }
 
 // next records a failure at now and returns how long to wait.

@@ -57,12 +57,12 @@ type Manager struct {
 	recs            recorders
 	metricsSec      *metricsSecurity
 
-	mu          sync.Mutex
-	runnables   []Runnable
-	synced      []syncStater // the runnables that report sync states (controllers)
-	began       bool // Start was called
-	started     bool // Start runs what Add is given
-	stopping    bool // Start's context is done: Add refuses
+	mu        sync.Mutex
+	runnables []Runnable
+	synced    []syncStater // the runnables that report sync states (controllers)
+	began     bool         // Start was called
+	started   bool         // Start runs what Add is given
+	stopping  bool         // Start's context is done: Add refuses
 
 	// Set by Start (before the election runs), read by Add and the
 	// leader callback, under mu.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/kubego/kubego/authfilter"
-	"github.com/kubego/kubego/internal/servingcert"
 	"github.com/kubego/kubego/certs"
+	"github.com/kubego/kubego/internal/servingcert"
 )
 
 // SecureMetrics makes the metrics server (Options.MetricsAddr) serve HTTPS

@@ -14,9 +14,9 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 
+	"github.com/kubego/kubego/certs"
 	"github.com/kubego/kubego/webhook"
 	"github.com/kubego/kubego/webhook/admission"
-	"github.com/kubego/kubego/certs"
 )
 
 // A webhook server on loopback with a development certificate, serving

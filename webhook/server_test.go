@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubego/kubego/webhook"
 	"github.com/kubego/kubego/certs"
+	"github.com/kubego/kubego/webhook"
 )
 
 // tlsEnv is a CA and a serving pair written to a directory.

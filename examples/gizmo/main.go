@@ -20,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubego/kubego/certs"
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/examples/gizmo/gizmo"
 	"github.com/kubego/kubego/manager"
@@ -27,7 +28,6 @@ import (
 	"github.com/kubego/kubego/testenv"
 	"github.com/kubego/kubego/webhook"
 	"github.com/kubego/kubego/webhook/admission"
-	"github.com/kubego/kubego/certs"
 )
 
 func main() {
