@@ -11,11 +11,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
+	"github.com/kubego/kubego/crd"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/manager"
@@ -37,14 +39,19 @@ func (g *Gadget) DeepCopyObject() runtime.Object { return client.DeepCopy(g) }
 
 var gadgetsGVR = schema.GroupVersionResource{Group: "managertest.example.com", Version: "v1", Resource: "gadgets"}
 
-var gadgetCRD = map[string]any{
-	"metadata": map[string]any{"name": "gadgets.managertest.example.com"},
-	"spec": map[string]any{
-		"group": "managertest.example.com", "scope": "Namespaced",
-		"names": map[string]any{"kind": "Gadget", "listKind": "GadgetList", "plural": "gadgets", "singular": "gadget"},
-		"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
-			"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}},
-	},
+// gadgetCRD is Gadget's definition, built from the Go type.
+func gadgetCRD(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	def, err := crd.Build(crd.Definition{
+		Group:    gadgetsGVR.Group,
+		Kind:     "Gadget",
+		Scope:    crd.Namespaced,
+		Versions: []crd.Version{{Name: gadgetsGVR.Version, Type: crd.TypeOf[*Gadget](), Storage: true}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def
 }
 
 // On the real server: Owns of a ConfigMap finds its custom owner's kind
@@ -55,7 +62,7 @@ func TestIntegrationManagerOwnedPieces(t *testing.T) {
 	cp := testenv.Shared(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	if err := cp.InstallCRDObjects(ctx, gadgetCRD); err != nil {
+	if err := cp.InstallCRDObjects(ctx, gadgetCRD(t)); err != nil {
 		t.Fatal(err)
 	}
 	reg := client.NewRegistry()
