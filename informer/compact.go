@@ -105,7 +105,9 @@ func (p *packer[T]) unpack(pk *packed) T {
 	obj := reflect.New(p.elem).Interface().(T)
 	var err error
 	if p.plan {
-		_, err = p.dec.Unmarshal(pk.raw, obj, nil)
+		// The strings view pk's bytes, which never change: a read
+		// allocates only the object's structs, slices and maps.
+		_, err = p.dec.Unmarshal(pk.raw, obj, protodec.Alias{})
 	} else {
 		err = any(obj).(protoUnmarshaler).Unmarshal(pk.raw)
 	}

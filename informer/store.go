@@ -43,7 +43,7 @@ const (
 type entry[T Object] struct {
 	obj  T       // the object, unless pk holds it encoded
 	pk   *packed // the encoded object, in a compact store; nil otherwise
-	gen  uint64 // write transaction that last stored the entry
+	gen  uint64  // write transaction that last stored the entry
 	snap *snapshot[T]
 }
 
