@@ -150,3 +150,33 @@ func TestCompactAppliesOnlyToProtobufTypes(t *testing.T) {
 		t.Fatal("Pods got no packer")
 	}
 }
+
+func TestCompactPreparedObjectsAreStoredFromTheirEncoding(t *testing.T) {
+	inf := New(Funcs[*corev1.ConfigMap]{}, Options[*corev1.ConfigMap]{Compact: true})
+	s := (*sink[*corev1.ConfigMap])(inf)
+	in := cm("a", "x", "1", "app", "web")
+	in.Data = map[string]string{"k": "v"}
+	stub := s.Prepare(in)
+	if stub == in || stub.Data != nil {
+		t.Fatal("Prepare kept the decoded object for a compact cache")
+	}
+	inf.AddIndexers(map[string]IndexFunc[*corev1.ConfigMap]{"app": byApp}) // between prepare and store
+	abandoned := s.Prepare(cm("a", "gone", "1"))
+	s.Replace([]*corev1.ConfigMap{stub}, "1")
+	got, ok := inf.Store().Get(Key{"a", "x"})
+	if !ok || got.Data["k"] != "v" {
+		t.Fatalf("stored %v, want the prepared object", got)
+	}
+	if objs, _ := inf.Store().ByIndex("app", "web"); len(objs) != 1 {
+		t.Fatalf("an index added after Prepare misses the object: %d", len(objs))
+	}
+	if n := len(inf.store.pending); n != 0 {
+		t.Fatalf("%d prepared objects still pending after the list was stored (%v abandoned)", n, KeyOf(abandoned))
+	}
+	// A relisted unchanged object keeps its encoding.
+	held := inf.store.heldPacked(Key{"a", "x"})
+	s.Replace([]*corev1.ConfigMap{s.Prepare(cm("a", "x", "1", "app", "web"))}, "2")
+	if inf.store.heldPacked(Key{"a", "x"}) != held {
+		t.Fatal("an unchanged relisted object was stored again")
+	}
+}

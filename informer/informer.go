@@ -595,13 +595,14 @@ func (s *sink[T]) prepare(obj T, shared bool) T {
 	return obj
 }
 
-// prepareCompact is prepare for a compact cache: obj is encoded when it
-// is stored, and dropped then.
+// prepareCompact is prepare for a compact cache: obj is encoded at once
+// and a stand-in returned (see Store.prepack), so that a list being
+// received holds encoded objects, not decoded ones.
 func (s *sink[T]) prepareCompact(obj T) T {
 	i := (*Informer[T])(s)
-	if rv, held := i.store.heldRV(KeyOf(obj)); held && rv != "" && rv == obj.GetResourceVersion() {
-		// Unchanged: the store keeps what it holds (Store.same).
-		return obj
+	if pk := i.store.heldPacked(KeyOf(obj)); pk != nil && obj.GetResourceVersion() != "" && pk.rv() == obj.GetResourceVersion() {
+		// Unchanged: the store keeps the encoding it holds.
+		return i.store.prepack(obj, pk)
 	}
 	if !i.opts.KeepManagedFields {
 		dropManagedFields(obj)
@@ -609,7 +610,7 @@ func (s *sink[T]) prepareCompact(obj T) T {
 	if i.opts.Transform != nil {
 		obj = i.opts.Transform(obj)
 	}
-	return obj
+	return i.store.prepack(obj, nil)
 }
 
 // dropManagedFields removes obj's metadata.managedFields. An unstructured
@@ -684,14 +685,15 @@ func (s *sink[T]) Delete(obj T) {
 	i := (*Informer[T])(s)
 	i.write.Lock()
 	defer i.write.Unlock()
-	old, existed := i.store.remove(KeyOf(obj))
+	_, existed := i.store.remove(KeyOf(obj))
 	if !existed {
+		i.store.forget(obj)
 		return // already gone: never deliver a second delete
 	}
 	d := Delta[T]{Type: Deleted, Object: obj}
-	if old.pk != nil {
+	if i.store.pack != nil {
 		// Each handler gets its own copy of the final state.
-		if pk, err := i.store.pack.pack(obj, nil); err == nil {
+		if pk := i.store.packedOf(obj, nil); pk != nil {
 			d = Delta[T]{Type: Deleted, objP: pk}
 		}
 	}

@@ -110,6 +110,11 @@ type Store[T Object] struct {
 	detect *detector[T] // nil when mutation detection is off
 	pack   *packer[T]   // nil unless the store is compact (see Options.Compact)
 
+	// pending maps the stand-ins returned by prepack to the encoded
+	// objects they stand for, until they are stored.
+	pmu     sync.Mutex
+	pending map[any]*packed
+
 	wmu sync.Mutex // serialises writers
 	txn uint64     // id of the open (or last) write transaction
 	w   *root[T]   // root under construction, nil outside a transaction
@@ -560,6 +565,17 @@ func (s *Store[T]) same(e *entry[T], obj T) bool {
 	if e.pk == nil || s.pack == nil {
 		return any(e.obj) == any(obj)
 	}
+	s.pmu.Lock()
+	pk, ok := s.pending[any(obj)]
+	s.pmu.Unlock()
+	if ok {
+		if pk == e.pk {
+			s.pmu.Lock()
+			delete(s.pending, any(obj))
+			s.pmu.Unlock()
+		}
+		return pk == e.pk
+	}
 	rv := obj.GetResourceVersion()
 	if rv == "" {
 		return false
@@ -571,12 +587,94 @@ func (s *Store[T]) same(e *entry[T], obj T) bool {
 // entryOf returns the entry holding obj, packed in a compact store.
 func (s *Store[T]) entryOf(obj T) entry[T] {
 	if s.pack != nil {
-		if pk, err := s.pack.pack(obj, s.w.indexers); err == nil {
+		if pk := s.packedOf(obj, s.w.indexers); pk != nil {
 			return entry[T]{pk: pk, gen: s.txn}
 		}
 		// Not encodable (never seen for a valid object): keep it decoded.
 	}
 	return entry[T]{obj: obj, gen: s.txn, snap: s.detect.snapshot(obj)}
+}
+
+// prepack encodes obj for a compact store ahead of storing it, and returns
+// a stand-in holding only its namespace, name and resourceVersion: the
+// caller may hold many prepared objects (a list being received) at the
+// cost of their encoding, not of their structs. held, when not nil, is
+// the encoding already stored for an unchanged obj. The stand-in is to be
+// given to the store's write methods, which take its encoding back; it is
+// never handed to a reader. When obj cannot be encoded, obj itself is
+// returned.
+func (s *Store[T]) prepack(obj T, held *packed) T {
+	pk := held
+	if pk == nil {
+		pk = s.packedOf(obj, s.cur.Load().indexers)
+		if pk == nil {
+			return obj
+		}
+	}
+	stub := s.pack.stub(KeyOf(obj), obj.GetResourceVersion())
+	s.pmu.Lock()
+	if s.pending == nil {
+		s.pending = map[any]*packed{}
+	}
+	s.pending[any(stub)] = pk
+	s.pmu.Unlock()
+	return stub
+}
+
+// packedOf returns obj's encoding: the one prepack made for a stand-in,
+// completed with the values of indexes added since, or a new one; nil if
+// obj cannot be encoded.
+func (s *Store[T]) packedOf(obj T, idx map[string]IndexFunc[T]) *packed {
+	s.pmu.Lock()
+	pk, ok := s.pending[any(obj)]
+	if ok {
+		delete(s.pending, any(obj))
+	}
+	s.pmu.Unlock()
+	if !ok {
+		pk, err := s.pack.pack(obj, idx)
+		if err != nil {
+			return nil
+		}
+		return pk
+	}
+	var decoded T
+	var added map[string][]string
+	for name, fn := range idx {
+		if _, have := pk.vals[name]; have || fn == nil {
+			continue
+		}
+		if added == nil {
+			decoded = s.pack.unpack(pk)
+			added = maps.Clone(pk.vals)
+			if added == nil {
+				added = map[string][]string{}
+			}
+		}
+		added[name] = fn(decoded)
+	}
+	if added != nil {
+		pk = &packed{raw: pk.raw, vals: added}
+	}
+	return pk
+}
+
+// forget drops the encoding prepared for obj, if it is a stand-in.
+func (s *Store[T]) forget(obj T) {
+	if s.pack == nil {
+		return
+	}
+	s.pmu.Lock()
+	delete(s.pending, any(obj))
+	s.pmu.Unlock()
+}
+
+// dropPending forgets the stand-ins that were prepared but never stored
+// (a list or watch abandoned halfway).
+func (s *Store[T]) dropPending() {
+	s.pmu.Lock()
+	s.pending = nil
+	s.pmu.Unlock()
 }
 
 // putW stores obj inside the open transaction and returns the entry now
@@ -614,6 +712,18 @@ func (s *Store[T]) put(obj T) Delta[T] {
 		return delta(Added, cur)
 	}
 	return delta(Updated, cur).withOld(old)
+}
+
+// heldPacked returns the encoding stored under k in a compact store, nil
+// if there is none.
+func (s *Store[T]) heldPacked(k Key) *packed {
+	h, mi, si := s.pos(k)
+	m := s.cur.Load().mids[mi]
+	if m == nil || m.shards[si] == nil {
+		return nil
+	}
+	e, _ := m.shards[si].items.get(h, k)
+	return e.pk
 }
 
 // heldRV returns the resourceVersion of the object stored under k, without
@@ -673,6 +783,9 @@ func (s *Store[T]) replace(items []T, initial bool) []Delta[T] {
 		}
 		d.Initial = initial
 		deltas = append(deltas, d)
+	}
+	if s.pack != nil {
+		s.dropPending()
 	}
 	for mi, m := range s.w.mids {
 		if m == nil {
