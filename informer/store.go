@@ -100,8 +100,10 @@ type root[T Object] struct {
 // Every method is safe for concurrent use; readers never block and never
 // delay the writer. Each read works on one consistent point-in-time view.
 // Objects are stored by pointer and shared: whatever a Store returns is
-// read-only for the caller (see the mutation detector in Options).
-// Returned slices are fresh and belong to the caller.
+// read-only for the caller (see the mutation detector in Options) —
+// except in a compact store (Options.Compact), which decodes an object
+// of the caller's own at every read. Returned slices are fresh and belong
+// to the caller.
 //
 // Only the owning informer writes to a Store.
 type Store[T Object] struct {
