@@ -35,6 +35,12 @@ func (p *packed) rv() string {
 	return string(rv)
 }
 
+// hasRV reports whether the stored object's resourceVersion is rv.
+func (p *packed) hasRV(rv string) bool {
+	_, _, held, ok := wire.Identity(p.raw)
+	return ok && rv != "" && string(held) == rv
+}
+
 // labels returns the stored object's labels, read in place.
 func (p *packed) labels() wire.Labels { return wire.Labels(p.raw) }
 

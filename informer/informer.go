@@ -600,6 +600,9 @@ func (s *sink[T]) prepare(obj T, shared bool) T {
 // received holds encoded objects, not decoded ones.
 func (s *sink[T]) prepareCompact(obj T) T {
 	i := (*Informer[T])(s)
+	if i.store.isPending(obj) {
+		return obj // a stand-in made by known
+	}
 	if pk := i.store.heldPacked(KeyOf(obj)); pk != nil && obj.GetResourceVersion() != "" && pk.rv() == obj.GetResourceVersion() {
 		// Unchanged: the store keeps the encoding it holds.
 		return i.store.prepack(obj, pk)
@@ -645,8 +648,14 @@ func (s *sink[T]) watchHints() codec.Hints {
 func (s *sink[T]) known(namespace, name, resourceVersion string) (runtime.Object, bool) {
 	i := (*Informer[T])(s)
 	if i.store.pack != nil {
-		// A compact cache has no decoded object to hand back; the sink
-		// recognises the unchanged object by its resourceVersion instead.
+		// A compact cache hands back a stand-in carrying the encoding it
+		// holds (see Store.prepack): the event is not decoded, and if an
+		// older event of the same object is applied before this one, the
+		// stand-in still stores this state.
+		k := Key{Namespace: namespace, Name: name}
+		if pk := i.store.heldPacked(k); pk != nil && pk.hasRV(resourceVersion) {
+			return i.store.prepackHeld(k, resourceVersion, pk), true
+		}
 		return nil, false
 	}
 	if old, ok := i.store.Get(Key{Namespace: namespace, Name: name}); ok && old.GetResourceVersion() == resourceVersion {

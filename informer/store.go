@@ -613,7 +613,13 @@ func (s *Store[T]) prepack(obj T, held *packed) T {
 			return obj
 		}
 	}
-	stub := s.pack.stub(KeyOf(obj), obj.GetResourceVersion())
+	return s.prepackHeld(KeyOf(obj), obj.GetResourceVersion(), pk)
+}
+
+// prepackHeld is prepack for the unchanged object k at resourceVersion rv
+// whose encoding pk is stored; k and rv are copied.
+func (s *Store[T]) prepackHeld(k Key, rv string, pk *packed) T {
+	stub := s.pack.stub(Key{Namespace: strings.Clone(k.Namespace), Name: strings.Clone(k.Name)}, strings.Clone(rv))
 	s.pmu.Lock()
 	if s.pending == nil {
 		s.pending = map[any]*packed{}
@@ -621,6 +627,14 @@ func (s *Store[T]) prepack(obj T, held *packed) T {
 	s.pending[any(stub)] = pk
 	s.pmu.Unlock()
 	return stub
+}
+
+// isPending reports whether obj is a stand-in made by prepack.
+func (s *Store[T]) isPending(obj T) bool {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	_, ok := s.pending[any(obj)]
+	return ok
 }
 
 // packedOf returns obj's encoding: the one prepack made for a stand-in,
