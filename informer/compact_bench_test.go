@@ -241,9 +241,11 @@ func BenchmarkCacheHeap(b *testing.B) {
 }
 
 // readCache returns a store of 20,000 realistic Pods in 20 namespaces of
-// 1,000, in the representation compact selects.
+// 1,000, indexed by their label app (50 values), in the representation
+// compact selects.
 func readCache(compact bool) *Store[*corev1.Pod] {
-	st := newStore[*corev1.Pod](nil, nil, packerIf[*corev1.Pod](compact))
+	byApp := map[string]IndexFunc[*corev1.Pod]{"app": func(p *corev1.Pod) []string { return []string{p.Labels["app"]} }}
+	st := newStore(byApp, nil, packerIf[*corev1.Pod](compact))
 	items := make([]*corev1.Pod, 20000)
 	for i := range items {
 		items[i] = shapePod(i, false)
@@ -278,7 +280,8 @@ func BenchmarkCacheGet(b *testing.B) {
 }
 
 // BenchmarkCacheList measures List of one namespace of 1,000 Pods, of
-// one label value (a tenth of a namespace) and of the whole cache of 20,000.
+// one label selector within it (48 Pods), one index value (400 Pods) and
+// the whole cache of 20,000.
 func BenchmarkCacheList(b *testing.B) {
 	sel := labels.SelectorFromSet(labels.Set{"tier": "web", "release": "r1"})
 	for _, m := range storeModes {
@@ -296,6 +299,14 @@ func BenchmarkCacheList(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				l.Namespace("ns-07").List(sel)
+			}
+		})
+		b.Run("index-400/"+m.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if objs, _ := l.ByIndex("app", "app-7"); len(objs) != 400 {
+					b.Fatalf("ByIndex found %d", len(objs))
+				}
 			}
 		})
 		b.Run("all-20000/"+m.name, func(b *testing.B) {
