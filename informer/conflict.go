@@ -25,7 +25,8 @@ type OptionsConflictError struct {
 	// refused ones.
 	First, Second SharedOptions
 	// Field is the first difference: "Namespace", "LabelSelector",
-	// "FieldSelector", "Transform", "KeepManagedFields", "DisableSharing"
+	// "FieldSelector", "Transform", "KeepManagedFields", "DisableSharing",
+	// "Compact"
 	// or `Indexers["name"]` (an index of that name with another function).
 	Field string
 }
@@ -53,6 +54,9 @@ func describeOptions(o SharedOptions) string {
 	}
 	if o.DisableSharing {
 		b.WriteString(", sharing disabled")
+	}
+	if o.Compact {
+		b.WriteString(", compact")
 	}
 	if len(o.Indexers) > 0 {
 		names := make([]string, 0, len(o.Indexers))
@@ -165,6 +169,8 @@ func (c *claim) differs(opts SharedOptions) string {
 		return "KeepManagedFields"
 	case opts.DisableSharing != o.DisableSharing:
 		return "DisableSharing"
+	case opts.Compact != o.Compact:
+		return "Compact"
 	}
 	names := make([]string, 0, len(opts.Indexers))
 	for name := range opts.Indexers {

@@ -55,4 +55,8 @@ type Delta[T Object] struct {
 	// Initial marks deltas of the first full state (the initial list), and
 	// the synthetic adds a handler gets when it registers.
 	Initial bool
+
+	// In a compact cache the objects travel encoded, and each handler
+	// decodes its own (Object and Old are then unset until delivery).
+	objP, oldP *packed
 }

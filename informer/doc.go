@@ -147,6 +147,23 @@
 //     ListerWatcher is watched plainly and its objects are shared after
 //     decoding.)
 //
+// A compact cache (Options.Compact, SharedOptions.Compact) goes further:
+// it keeps each object as its protobuf encoding, a few times smaller than
+// the decoded structs, and decodes it on every read. Labels are matched on
+// the bytes, so a List with a selector decodes only what matches; the
+// values of Indexers and Transform's result are computed once, when an
+// object is stored; a relist keeps the bytes of every unchanged object
+// (it is decoded from the wire, then dropped). Each read and each handler
+// callback gets an object of its own, whose strings view the cached bytes
+// but whose structs, slices and maps nobody else holds: modifying it is
+// safe, so there is nothing for the mutation detector to find, and the
+// rule "never modify an object from a cache" no longer applies. The price
+// is a decode per object read, and per handler for every event: a reader
+// or handler that goes through the whole cache often (a resync handler, a
+// List of every object per reconcile) pays it for every object each
+// time, and should keep the default. Types without a protobuf encoding
+// (custom resources' Go types, unstructured objects) are kept decoded.
+//
 // # Testing
 //
 // Package informertest has an in-memory Tracker that implements

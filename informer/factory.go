@@ -68,6 +68,10 @@ type SharedOptions struct {
 	KeepManagedFields bool
 	// DisableSharing: see Options.DisableSharing.
 	DisableSharing bool
+	// Compact keeps the cached objects encoded and decodes them on every
+	// read: see Options.Compact. Informers are shared only between
+	// callers giving the same Compact.
+	Compact bool
 	// Indexers are added to the informer's cache (see Informer.AddIndexers).
 	Indexers map[string]func(Object) []string
 }
@@ -83,6 +87,7 @@ type factoryKey struct {
 	unique    uint64 // non-zero for an unnamed transform: never shared
 	keepMF    bool
 	distinct  bool
+	compact   bool
 }
 
 // shared is the type-erased view of an Informer[T] the factory manages.
@@ -202,7 +207,7 @@ func forFormLazy[T Object](f *Factory, form Form, gvr schema.GroupVersionResourc
 	}
 	key := factoryKey{typ: typ, form: form, gvr: gvr, ns: opts.Namespace, labels: opts.LabelSelector,
 		fields: opts.FieldSelector, transform: opts.TransformName, keepMF: opts.KeepManagedFields,
-		distinct: opts.DisableSharing}
+		distinct: opts.DisableSharing, compact: opts.Compact}
 	target := targetOf(typ, form, gvr, opts.Namespace)
 	if f.opts.OneInformerPerType {
 		// The claim guarantees that every request of this type has these
@@ -233,6 +238,7 @@ func forFormLazy[T Object](f *Factory, form Form, gvr schema.GroupVersionResourc
 		Indexers:              typedIndexers[T](opts.Indexers),
 		KeepManagedFields:     opts.KeepManagedFields,
 		DisableSharing:        opts.DisableSharing,
+		Compact:               opts.Compact,
 		MutationDetection:     f.opts.MutationDetection,
 		MutationReporter:      f.opts.MutationReporter,
 		MutationCheckInterval: f.opts.MutationCheckInterval,

@@ -66,6 +66,8 @@ type HandlerOptions struct {
 
 // listener is one handler's buffer and goroutine.
 type listener[T Object] struct {
+	pack *packer[T] // decodes a compact cache's deltas; nil otherwise
+
 	h      Handler[T]
 	resync time.Duration
 	next   time.Time // next resync; guarded by the informer's write lock
@@ -155,6 +157,18 @@ func (l *listener[T]) run(done <-chan struct{}) {
 }
 
 func (l *listener[T]) deliver(d *Delta[T]) {
+	if d.objP != nil || d.oldP != nil {
+		// A compact cache's delta: decode this handler's own objects,
+		// leaving the batch (shared by every handler) as it is.
+		own := *d
+		if own.objP != nil {
+			own.Object = l.pack.unpack(own.objP)
+		}
+		if own.oldP != nil {
+			own.Old = l.pack.unpack(own.oldP)
+		}
+		d = &own
+	}
 	switch d.Type {
 	case Added:
 		l.h.OnAdd(d.Object, d.Initial)

@@ -58,6 +58,19 @@ type Options[T Object] struct {
 	// Sharing is sound because cached objects are read-only; it costs a few
 	// microseconds per received object.
 	DisableSharing bool
+	// Compact keeps each cached object in its protobuf encoding (without
+	// managedFields unless KeepManagedFields) instead of as Go structs,
+	// and decodes it on every read: Get, List, the Lister, a Reader and
+	// each handler's callbacks receive an object that nothing else holds,
+	// so a caller may modify what it gets. Labels are matched and the
+	// namespace, name and resourceVersion read on the bytes; the values of
+	// Indexers are computed when an object is stored. The cache is then
+	// several times smaller, and every read pays a decode (see the package
+	// documentation, "Memory"): leave it off for a handler or reader that
+	// reads every cached object often. Sharing and mutation detection do
+	// not apply to a compact cache. Types without a protobuf encoding
+	// (custom resources, unstructured objects) are always kept decoded.
+	Compact bool
 	// MutationDetection: see [MutationDetection]. The zero value is DetectAuto.
 	MutationDetection MutationDetection
 	// MutationReporter receives each detected mutation. nil means: log it at
@@ -167,8 +180,15 @@ func newInformer[T Object](getLW func(context.Context) (ListerWatcher[T], error)
 		}
 		i.detect = newDetector[T](i.name, report)
 	}
-	i.store = newStore(opts.Indexers, i.detect)
-	if !opts.DisableSharing {
+	var pack *packer[T]
+	if opts.Compact {
+		pack = newPacker[T]()
+	}
+	if pack != nil {
+		i.detect = nil // every read hands out an object of its own
+	}
+	i.store = newStore(opts.Indexers, i.detect, pack)
+	if !opts.DisableSharing && pack == nil {
 		i.share = dedup.New(dedup.Options{})
 	}
 	return i
@@ -333,16 +353,16 @@ func (i *Informer[T]) Release() {
 // every later change. The error is [ErrStopped] if Run has returned.
 func (i *Informer[T]) AddEventHandler(h Handler[T], opts HandlerOptions) (*Registration, error) {
 	l := newListener(h, opts)
+	l.pack = i.store.pack
 	i.write.Lock()
 	defer i.write.Unlock()
 	if i.done {
 		return nil, ErrStopped
 	}
 	if i.synced {
-		objs := i.store.List(nil)
-		batch := make([]Delta[T], len(objs))
-		for j, o := range objs {
-			batch[j] = Delta[T]{Type: Added, Object: o, Initial: true}
+		batch := i.store.deltas(Added)
+		for j := range batch {
+			batch[j].Initial = true
 		}
 		l.enqueue(batch, true)
 	}
@@ -494,11 +514,7 @@ func (i *Informer[T]) resyncLoop(ctx context.Context) {
 			}
 		}
 		if len(due) > 0 {
-			objs := i.store.List(nil)
-			batch := make([]Delta[T], len(objs))
-			for j, o := range objs {
-				batch[j] = Delta[T]{Type: Sync, Object: o}
-			}
+			batch := i.store.deltas(Sync)
 			for _, l := range due {
 				l.enqueue(batch, false)
 			}
@@ -552,6 +568,9 @@ func (s *sink[T]) prepareShared(obj T) T { return s.prepare(obj, true) }
 
 func (s *sink[T]) prepare(obj T, shared bool) T {
 	i := (*Informer[T])(s)
+	if i.store.pack != nil {
+		return s.prepareCompact(obj)
+	}
 	old, held := i.store.Get(KeyOf(obj))
 	if held && obj.GetResourceVersion() != "" && old.GetResourceVersion() == obj.GetResourceVersion() {
 		// A relisted object that did not change: keep the one already
@@ -574,6 +593,27 @@ func (s *sink[T]) prepare(obj T, shared bool) T {
 		}
 	}
 	return obj
+}
+
+// prepareCompact is prepare for a compact cache: obj is encoded at once
+// and a stand-in returned (see Store.prepack), so that a list being
+// received holds encoded objects, not decoded ones.
+func (s *sink[T]) prepareCompact(obj T) T {
+	i := (*Informer[T])(s)
+	if i.store.isPending(obj) {
+		return obj // a stand-in made by known
+	}
+	if pk := i.store.heldPacked(KeyOf(obj)); pk != nil && obj.GetResourceVersion() != "" && pk.rv() == obj.GetResourceVersion() {
+		// Unchanged: the store keeps the encoding it holds.
+		return i.store.prepack(obj, pk)
+	}
+	if !i.opts.KeepManagedFields {
+		dropManagedFields(obj)
+	}
+	if i.opts.Transform != nil {
+		obj = i.opts.Transform(obj)
+	}
+	return i.store.prepack(obj, nil)
 }
 
 // dropManagedFields removes obj's metadata.managedFields. An unstructured
@@ -607,6 +647,17 @@ func (s *sink[T]) watchHints() codec.Hints {
 // concurrent use.
 func (s *sink[T]) known(namespace, name, resourceVersion string) (runtime.Object, bool) {
 	i := (*Informer[T])(s)
+	if i.store.pack != nil {
+		// A compact cache hands back a stand-in carrying the encoding it
+		// holds (see Store.prepack): the event is not decoded, and if an
+		// older event of the same object is applied before this one, the
+		// stand-in still stores this state.
+		k := Key{Namespace: namespace, Name: name}
+		if pk := i.store.heldPacked(k); pk != nil && pk.hasRV(resourceVersion) {
+			return i.store.prepackHeld(k, resourceVersion, pk), true
+		}
+		return nil, false
+	}
 	if old, ok := i.store.Get(Key{Namespace: namespace, Name: name}); ok && old.GetResourceVersion() == resourceVersion {
 		return old, true
 	}
@@ -632,10 +683,9 @@ func (s *sink[T]) upsert(obj T) {
 	i := (*Informer[T])(s)
 	i.write.Lock()
 	defer i.write.Unlock()
-	old, existed := i.store.put(obj)
-	d := Delta[T]{Type: Added, Object: obj}
-	if existed {
-		d = Delta[T]{Type: Updated, Object: obj, Old: old, HasOld: true}
+	d := i.store.put(obj)
+	if d.objP == nil {
+		d.Object = obj
 	}
 	i.fanout([]Delta[T]{d}, false)
 }
@@ -644,10 +694,19 @@ func (s *sink[T]) Delete(obj T) {
 	i := (*Informer[T])(s)
 	i.write.Lock()
 	defer i.write.Unlock()
-	if _, existed := i.store.remove(KeyOf(obj)); !existed {
+	_, existed := i.store.remove(KeyOf(obj))
+	if !existed {
+		i.store.forget(obj)
 		return // already gone: never deliver a second delete
 	}
-	i.fanout([]Delta[T]{{Type: Deleted, Object: obj}}, false)
+	d := Delta[T]{Type: Deleted, Object: obj}
+	if i.store.pack != nil {
+		// Each handler gets its own copy of the final state.
+		if pk := i.store.packedOf(obj, nil); pk != nil {
+			d = Delta[T]{Type: Deleted, objP: pk}
+		}
+	}
+	i.fanout([]Delta[T]{d}, false)
 }
 
 // String describes the informer.

@@ -125,8 +125,14 @@ func converge(t *testing.T, inf *informer.Informer[*corev1.ConfigMap], cms *clie
 }
 
 // The informer's initial state comes by streaming watch on a real server,
-// with no LIST, and the cache then follows a writer.
+// with no LIST, and the cache then follows a writer; a compact cache too.
 func TestIntegrationStreamingSyncAndChurn(t *testing.T) {
+	for _, compact := range []bool{false, true} {
+		t.Run(fmt.Sprintf("compact=%v", compact), func(t *testing.T) { testStreamingSyncAndChurn(t, compact) })
+	}
+}
+
+func testStreamingSyncAndChurn(t *testing.T, compact bool) {
 	cp := testenv.Shared(t)
 	c := newClient(t, cp.Config())
 	ns := newNamespace(t, c)
@@ -135,7 +141,7 @@ func TestIntegrationStreamingSyncAndChurn(t *testing.T) {
 
 	src := &recBackend{inner: c}
 	f := informer.NewFactory(src, informer.FactoryOptions{})
-	inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns}))
+	inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns, Compact: compact}))
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	f.Start(ctx)

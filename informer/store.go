@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubego/kubego/internal/codec/wire"
 )
 
 // NamespaceIndex is the built-in index of every Store: object → namespace.
@@ -39,8 +41,9 @@ const (
 )
 
 type entry[T Object] struct {
-	obj  T
-	gen  uint64 // write transaction that last stored the entry
+	obj  T       // the object, unless pk holds it encoded
+	pk   *packed // the encoded object, in a compact store; nil otherwise
+	gen  uint64  // write transaction that last stored the entry
 	snap *snapshot[T]
 }
 
@@ -97,22 +100,33 @@ type root[T Object] struct {
 // Every method is safe for concurrent use; readers never block and never
 // delay the writer. Each read works on one consistent point-in-time view.
 // Objects are stored by pointer and shared: whatever a Store returns is
-// read-only for the caller (see the mutation detector in Options).
-// Returned slices are fresh and belong to the caller.
+// read-only for the caller (see the mutation detector in Options) —
+// except in a compact store (Options.Compact), which decodes an object
+// of the caller's own at every read. Returned slices are fresh and belong
+// to the caller.
 //
 // Only the owning informer writes to a Store.
 type Store[T Object] struct {
 	seed   maphash.Seed
 	cur    atomic.Pointer[root[T]]
 	detect *detector[T] // nil when mutation detection is off
+	pack   *packer[T]   // nil unless the store is compact (see Options.Compact)
+
+	// pending maps the stand-ins returned by prepack to the encoded
+	// objects they stand for, until they are stored.
+	pmu     sync.Mutex
+	pending map[any]*packed
 
 	wmu sync.Mutex // serialises writers
 	txn uint64     // id of the open (or last) write transaction
 	w   *root[T]   // root under construction, nil outside a transaction
 }
 
-func newStore[T Object](indexers map[string]IndexFunc[T], detect *detector[T]) *Store[T] {
-	s := &Store[T]{seed: maphash.MakeSeed(), detect: detect}
+func newStore[T Object](indexers map[string]IndexFunc[T], detect *detector[T], pack *packer[T]) *Store[T] {
+	s := &Store[T]{seed: maphash.MakeSeed(), detect: detect, pack: pack}
+	if pack != nil {
+		s.detect = nil // every read decodes an object of its own: nothing to detect
+	}
 	idx := map[string]IndexFunc[T]{
 		NamespaceIndex: nil, // answered from the shards' namespace caches
 	}
@@ -158,7 +172,67 @@ func (s *Store[T]) Get(k Key) (T, bool) {
 		return zero, false
 	}
 	e, ok := sh.items.get(h, k)
-	return e.obj, ok
+	if !ok {
+		return zero, false
+	}
+	return s.value(e), true
+}
+
+// value returns e's object: a fresh decoding in a compact store.
+func (s *Store[T]) value(e entry[T]) T {
+	if e.pk != nil {
+		return s.pack.unpack(e.pk)
+	}
+	return e.obj
+}
+
+// delta returns a Delta of type t for e, to be decoded by each listener
+// when e is packed.
+func delta[T Object](t DeltaType, e entry[T]) Delta[T] {
+	return Delta[T]{Type: t, Object: e.obj, objP: e.pk}
+}
+
+// withOld sets d's old object to e's.
+func (d Delta[T]) withOld(e entry[T]) Delta[T] {
+	d.Old, d.oldP, d.HasOld = e.obj, e.pk, true
+	return d
+}
+
+// labelsOf returns e's labels, read in place when e is packed.
+func labelsOf[T Object](e *entry[T]) labels.Labels {
+	if e.pk != nil {
+		return e.pk.labels()
+	}
+	return labels.Set(e.obj.GetLabels())
+}
+
+// scan yields, for a compact store, the objects of view r whose labels
+// match sel (all when sel is nil or empty), limited to namespace ns when
+// byNS is set; each is decoded for the caller.
+func (s *Store[T]) scan(r *root[T], ns string, byNS bool, sel labels.Selector, yield func(T) bool) {
+	all := sel == nil || sel.Empty()
+	for _, m := range r.mids {
+		if m == nil {
+			continue
+		}
+		for _, sh := range m.shards {
+			if sh == nil {
+				continue
+			}
+			for i := range sh.items {
+				x := &sh.items[i]
+				if byNS && x.k.Namespace != ns {
+					continue
+				}
+				if !all && !sel.Matches(labelsOf(&x.e)) {
+					continue
+				}
+				if !yield(s.value(x.e)) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // Len returns the number of objects.
@@ -174,6 +248,10 @@ func (s *Store[T]) List(sel labels.Selector) []T {
 		n = 0
 	}
 	out := make([]T, 0, n)
+	if s.pack != nil {
+		s.scan(r, "", false, sel, func(o T) bool { out = append(out, o); return true })
+		return out
+	}
 	r.each(func(sh *shard[T]) {
 		if all {
 			out = append(out, sh.objects()...)
@@ -195,6 +273,10 @@ func (s *Store[T]) All(sel labels.Selector) iter.Seq[T] {
 	all := sel == nil || sel.Empty()
 	return func(yield func(T) bool) {
 		r := s.cur.Load()
+		if s.pack != nil {
+			s.scan(r, "", false, sel, yield)
+			return
+		}
 		for _, m := range r.mids {
 			if m == nil {
 				continue
@@ -218,6 +300,10 @@ func (s *Store[T]) inNamespace(ns string, sel labels.Selector) iter.Seq[T] {
 	all := sel == nil || sel.Empty()
 	return func(yield func(T) bool) {
 		r := s.cur.Load()
+		if s.pack != nil {
+			s.scan(r, ns, true, sel, yield)
+			return
+		}
 		for _, m := range r.mids {
 			if m == nil {
 				continue
@@ -261,6 +347,10 @@ func (s *Store[T]) byIndex(index, value string, sel labels.Selector) ([]T, error
 	}
 	all := sel == nil || sel.Empty()
 	var out []T
+	if s.pack != nil && index == NamespaceIndex {
+		s.scan(r, value, true, sel, func(o T) bool { out = append(out, o); return true })
+		return out, nil
+	}
 	if index == NamespaceIndex {
 		if all {
 			n := 0
@@ -280,8 +370,8 @@ func (s *Store[T]) byIndex(index, value string, sel labels.Selector) ([]T, error
 	}
 	r.each(func(sh *shard[T]) {
 		for k := range sh.index[index][value] {
-			if e, ok := sh.items.get(maphash.Comparable(s.seed, k), k); ok && (all || sel.Matches(labels.Set(e.obj.GetLabels()))) {
-				out = append(out, e.obj)
+			if e, ok := sh.items.get(maphash.Comparable(s.seed, k), k); ok && (all || sel.Matches(labelsOf(&e))) {
+				out = append(out, s.value(e))
 			}
 		}
 	})
@@ -297,6 +387,14 @@ func (s *Store[T]) IndexKeys(index, value string) ([]Key, error) {
 	}
 	var out []Key
 	r.each(func(sh *shard[T]) {
+		if index == NamespaceIndex && s.pack != nil {
+			for i := range sh.items {
+				if sh.items[i].k.Namespace == value {
+					out = append(out, sh.items[i].k)
+				}
+			}
+			return
+		}
 		if index == NamespaceIndex {
 			for _, o := range sh.namespace(value) {
 				out = append(out, KeyOf(o))
@@ -324,6 +422,12 @@ func (s *Store[T]) IndexValues(index string) ([]string, error) {
 	}
 	seen := map[string]struct{}{}
 	r.each(func(sh *shard[T]) {
+		if index == NamespaceIndex && s.pack != nil {
+			for i := range sh.items {
+				seen[sh.items[i].k.Namespace] = struct{}{}
+			}
+			return
+		}
 		if index == NamespaceIndex {
 			sh.namespace("")
 			for v := range *sh.byNS.Load() {
@@ -407,12 +511,21 @@ func (sh *shard[T]) clone(txn uint64) *shard[T] {
 	return c
 }
 
-func (s *Store[T]) indexAdd(sh *shard[T], k Key, obj T) {
+// indexValues returns e's values of the named index: those computed when
+// it was packed, or fn's.
+func indexValues[T Object](e entry[T], name string, fn IndexFunc[T]) []string {
+	if e.pk != nil {
+		return e.pk.vals[name]
+	}
+	return fn(e.obj)
+}
+
+func (s *Store[T]) indexAdd(sh *shard[T], k Key, e entry[T]) {
 	for name, fn := range s.w.indexers {
 		if fn == nil {
 			continue
 		}
-		for _, v := range fn(obj) {
+		for _, v := range indexValues(e, name, fn) {
 			if sh.index == nil {
 				sh.index = map[string]map[string]map[Key]struct{}{}
 			}
@@ -431,13 +544,13 @@ func (s *Store[T]) indexAdd(sh *shard[T], k Key, obj T) {
 	}
 }
 
-func (s *Store[T]) indexDel(sh *shard[T], k Key, obj T) {
+func (s *Store[T]) indexDel(sh *shard[T], k Key, e entry[T]) {
 	for name, fn := range s.w.indexers {
 		if fn == nil {
 			continue
 		}
 		idx := sh.index[name]
-		for _, v := range fn(obj) {
+		for _, v := range indexValues(e, name, fn) {
 			if set := idx[v]; set != nil {
 				delete(set, k)
 				if len(set) == 0 {
@@ -448,39 +561,208 @@ func (s *Store[T]) indexDel(sh *shard[T], k Key, obj T) {
 	}
 }
 
-// putW stores obj inside the open transaction.
-func (s *Store[T]) putW(k Key, obj T) (old T, existed bool) {
+// same reports whether e already holds obj: the same object, or in a
+// compact store the same resourceVersion (one state of one object).
+func (s *Store[T]) same(e *entry[T], obj T) bool {
+	if e.pk == nil || s.pack == nil {
+		return any(e.obj) == any(obj)
+	}
+	s.pmu.Lock()
+	pk, ok := s.pending[any(obj)]
+	s.pmu.Unlock()
+	if ok {
+		if pk == e.pk {
+			s.pmu.Lock()
+			delete(s.pending, any(obj))
+			s.pmu.Unlock()
+		}
+		return pk == e.pk
+	}
+	rv := obj.GetResourceVersion()
+	if rv == "" {
+		return false
+	}
+	_, _, held, ok := wire.Identity(e.pk.raw)
+	return ok && string(held) == rv
+}
+
+// entryOf returns the entry holding obj, packed in a compact store.
+func (s *Store[T]) entryOf(obj T) entry[T] {
+	if s.pack != nil {
+		if pk := s.packedOf(obj, s.w.indexers); pk != nil {
+			return entry[T]{pk: pk, gen: s.txn}
+		}
+		// Not encodable (never seen for a valid object): keep it decoded.
+	}
+	return entry[T]{obj: obj, gen: s.txn, snap: s.detect.snapshot(obj)}
+}
+
+// prepack encodes obj for a compact store ahead of storing it, and returns
+// a stand-in holding only its namespace, name and resourceVersion: the
+// caller may hold many prepared objects (a list being received) at the
+// cost of their encoding, not of their structs. held, when not nil, is
+// the encoding already stored for an unchanged obj. The stand-in is to be
+// given to the store's write methods, which take its encoding back; it is
+// never handed to a reader. When obj cannot be encoded, obj itself is
+// returned.
+func (s *Store[T]) prepack(obj T, held *packed) T {
+	pk := held
+	if pk == nil {
+		pk = s.packedOf(obj, s.cur.Load().indexers)
+		if pk == nil {
+			return obj
+		}
+	}
+	return s.prepackHeld(KeyOf(obj), obj.GetResourceVersion(), pk)
+}
+
+// prepackHeld is prepack for the unchanged object k at resourceVersion rv
+// whose encoding pk is stored; k and rv are copied.
+func (s *Store[T]) prepackHeld(k Key, rv string, pk *packed) T {
+	stub := s.pack.stub(Key{Namespace: strings.Clone(k.Namespace), Name: strings.Clone(k.Name)}, strings.Clone(rv))
+	s.pmu.Lock()
+	if s.pending == nil {
+		s.pending = map[any]*packed{}
+	}
+	s.pending[any(stub)] = pk
+	s.pmu.Unlock()
+	return stub
+}
+
+// isPending reports whether obj is a stand-in made by prepack.
+func (s *Store[T]) isPending(obj T) bool {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	_, ok := s.pending[any(obj)]
+	return ok
+}
+
+// packedOf returns obj's encoding: the one prepack made for a stand-in,
+// completed with the values of indexes added since, or a new one; nil if
+// obj cannot be encoded.
+func (s *Store[T]) packedOf(obj T, idx map[string]IndexFunc[T]) *packed {
+	s.pmu.Lock()
+	pk, ok := s.pending[any(obj)]
+	if ok {
+		delete(s.pending, any(obj))
+	}
+	s.pmu.Unlock()
+	if !ok {
+		pk, err := s.pack.pack(obj, idx)
+		if err != nil {
+			return nil
+		}
+		return pk
+	}
+	var decoded T
+	var added map[string][]string
+	for name, fn := range idx {
+		if _, have := pk.vals[name]; have || fn == nil {
+			continue
+		}
+		if added == nil {
+			decoded = s.pack.unpack(pk)
+			added = maps.Clone(pk.vals)
+			if added == nil {
+				added = map[string][]string{}
+			}
+		}
+		added[name] = fn(decoded)
+	}
+	if added != nil {
+		pk = &packed{raw: pk.raw, vals: added}
+	}
+	return pk
+}
+
+// forget drops the encoding prepared for obj, if it is a stand-in.
+func (s *Store[T]) forget(obj T) {
+	if s.pack == nil {
+		return
+	}
+	s.pmu.Lock()
+	delete(s.pending, any(obj))
+	s.pmu.Unlock()
+}
+
+// dropPending forgets the stand-ins that were prepared but never stored
+// (a list or watch abandoned halfway).
+func (s *Store[T]) dropPending() {
+	s.pmu.Lock()
+	s.pending = nil
+	s.pmu.Unlock()
+}
+
+// putW stores obj inside the open transaction and returns the entry now
+// stored and the one it replaced.
+func (s *Store[T]) putW(k Key, obj T) (cur, old entry[T], existed bool) {
 	h, mi, si := s.pos(k)
 	sh := s.shardAt(mi, si, true)
 	i, existed := sh.items.find(h, k)
 	if existed {
 		e := &sh.items[i].e
 		s.detect.check(k, *e)
-		if any(e.obj) == any(obj) {
+		if s.same(e, obj) {
 			e.gen = s.txn
-			return e.obj, true
+			return *e, *e, true
 		}
-		old = e.obj
-		s.indexDel(sh, k, e.obj)
-		*e = entry[T]{obj: obj, gen: s.txn, snap: s.detect.snapshot(obj)}
+		old = *e
+		s.indexDel(sh, k, old)
+		*e = s.entryOf(obj)
+		cur = *e
 	} else {
 		s.w.count++
-		sh.items = slices.Insert(sh.items, i, slot[T]{h: h, k: k, e: entry[T]{obj: obj, gen: s.txn, snap: s.detect.snapshot(obj)}})
+		cur = s.entryOf(obj)
+		sh.items = slices.Insert(sh.items, i, slot[T]{h: h, k: k, e: cur})
 	}
-	s.indexAdd(sh, k, obj)
-	return old, existed
+	s.indexAdd(sh, k, cur)
+	return cur, old, existed
 }
 
-// put stores obj and returns the previous object under its key.
-func (s *Store[T]) put(obj T) (old T, existed bool) {
+// put stores obj and returns the Added or Updated delta.
+func (s *Store[T]) put(obj T) Delta[T] {
 	s.begin()
 	defer s.commit()
-	return s.putW(KeyOf(obj), obj)
+	cur, old, existed := s.putW(KeyOf(obj), obj)
+	if !existed {
+		return delta(Added, cur)
+	}
+	return delta(Updated, cur).withOld(old)
 }
 
-// remove deletes the object under k and returns it.
-func (s *Store[T]) remove(k Key) (old T, existed bool) {
-	if _, ok := s.Get(k); !ok {
+// heldPacked returns the encoding stored under k in a compact store, nil
+// if there is none.
+func (s *Store[T]) heldPacked(k Key) *packed {
+	h, mi, si := s.pos(k)
+	m := s.cur.Load().mids[mi]
+	if m == nil || m.shards[si] == nil {
+		return nil
+	}
+	e, _ := m.shards[si].items.get(h, k)
+	return e.pk
+}
+
+// heldRV returns the resourceVersion of the object stored under k, without
+// decoding it.
+func (s *Store[T]) heldRV(k Key) (string, bool) {
+	h, mi, si := s.pos(k)
+	m := s.cur.Load().mids[mi]
+	if m == nil || m.shards[si] == nil {
+		return "", false
+	}
+	e, ok := m.shards[si].items.get(h, k)
+	switch {
+	case !ok:
+		return "", false
+	case e.pk != nil:
+		return e.pk.rv(), true
+	}
+	return e.obj.GetResourceVersion(), true
+}
+
+// remove deletes the object under k and returns its entry.
+func (s *Store[T]) remove(k Key) (old entry[T], existed bool) {
+	if _, ok := s.heldRV(k); !ok {
 		return old, false
 	}
 	s.begin()
@@ -493,9 +775,9 @@ func (s *Store[T]) remove(k Key) (old T, existed bool) {
 	}
 	s.detect.check(k, e)
 	sh.items.remove(h, k)
-	s.indexDel(sh, k, e.obj)
+	s.indexDel(sh, k, e)
 	s.w.count--
-	return e.obj, true
+	return e, true
 }
 
 // replace makes items the complete content and returns the deltas: one
@@ -507,8 +789,19 @@ func (s *Store[T]) replace(items []T, initial bool) []Delta[T] {
 	defer s.commit()
 	deltas := make([]Delta[T], 0, len(items))
 	for _, o := range items {
-		old, existed := s.putW(KeyOf(o), o)
-		deltas = append(deltas, Delta[T]{Type: Replaced, Object: o, Old: old, HasOld: existed, Initial: initial})
+		cur, old, existed := s.putW(KeyOf(o), o)
+		d := delta(Replaced, cur)
+		if s.pack == nil {
+			d.Object = o
+		}
+		if existed {
+			d = d.withOld(old)
+		}
+		d.Initial = initial
+		deltas = append(deltas, d)
+	}
+	if s.pack != nil {
+		s.dropPending()
 	}
 	for mi, m := range s.w.mids {
 		if m == nil {
@@ -524,8 +817,9 @@ func (s *Store[T]) replace(items []T, initial bool) []Delta[T] {
 				for _, x := range sh.items {
 					s.detect.check(x.k, x.e)
 					s.w.count--
-					e := x.e
-					deltas = append(deltas, Delta[T]{Type: Deleted, Object: e.obj, FinalStateUnknown: true})
+					d := delta(Deleted, x.e)
+					d.FinalStateUnknown = true
+					deltas = append(deltas, d)
 				}
 				s.midAt(mi).shards[si] = nil
 				continue
@@ -537,9 +831,11 @@ func (s *Store[T]) replace(items []T, initial bool) []Delta[T] {
 					continue
 				}
 				s.detect.check(x.k, x.e)
-				s.indexDel(sh, x.k, x.e.obj)
+				s.indexDel(sh, x.k, x.e)
 				s.w.count--
-				deltas = append(deltas, Delta[T]{Type: Deleted, Object: x.e.obj, FinalStateUnknown: true})
+				d := delta(Deleted, x.e)
+				d.FinalStateUnknown = true
+				deltas = append(deltas, d)
 			}
 			clear(sh.items[len(kept):]) // drop references to removed objects
 			sh.items = kept
@@ -583,8 +879,23 @@ func (s *Store[T]) addIndexers(indexers map[string]IndexFunc[T]) {
 				continue
 			}
 			w := s.shardAt(mi, si, false)
-			for _, x := range w.items {
-				s.indexAdd(w, x.k, x.e.obj)
+			for j := range w.items {
+				x := &w.items[j]
+				if x.e.pk != nil {
+					// Packed entries are shared with earlier views: give
+					// this one a new packed value with the added indexes'
+					// values, computed on a decoded copy.
+					obj := s.pack.unpack(x.e.pk)
+					pk := &packed{raw: x.e.pk.raw, vals: maps.Clone(x.e.pk.vals)}
+					if pk.vals == nil {
+						pk.vals = make(map[string][]string, len(added))
+					}
+					for name, fn := range added {
+						pk.vals[name] = fn(obj)
+					}
+					x.e.pk = pk
+				}
+				s.indexAdd(w, x.k, x.e)
 			}
 		}
 	}
@@ -609,4 +920,17 @@ func (s *Store[T]) checkAll() {
 			s.detect.check(x.k, x.e)
 		}
 	})
+}
+
+// deltas returns one delta of type t for every stored object, in no
+// particular order; a compact store's stay encoded until delivered.
+func (s *Store[T]) deltas(t DeltaType) []Delta[T] {
+	r := s.cur.Load()
+	out := make([]Delta[T], 0, r.count)
+	r.each(func(sh *shard[T]) {
+		for i := range sh.items {
+			out = append(out, delta(t, sh.items[i].e))
+		}
+	})
+	return out
 }

@@ -85,7 +85,7 @@ func BenchmarkReplace(b *testing.B) {
 			next[i] = old[i]
 		}
 	}
-	st := newStore[*corev1.Pod](nil, nil)
+	st := newStore[*corev1.Pod](nil, nil, nil)
 	st.replace(old, true)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -215,7 +215,7 @@ func BenchmarkInformerUnderReadLoad(b *testing.B) {
 // BenchmarkList measures one Lister list of 10,000 cached objects, all in
 // one namespace: whole cache and by namespace.
 func BenchmarkList(b *testing.B) {
-	st := newStore[*corev1.Pod](nil, nil)
+	st := newStore[*corev1.Pod](nil, nil, nil)
 	items := make([]*corev1.Pod, 10000)
 	for i := range items {
 		items[i] = benchPod(i, "1")

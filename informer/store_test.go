@@ -18,9 +18,38 @@ func byApp(o *corev1.ConfigMap) []string {
 	return nil
 }
 
+// storeModes are the two representations of a cache: decoded objects, and
+// packed ones (Options.Compact).
+var storeModes = []struct {
+	name    string
+	compact bool
+}{{"decoded", false}, {"compact", true}}
+
+// packerIf returns T's packer when compact is set.
+func packerIf[T Object](compact bool) *packer[T] {
+	if !compact {
+		return nil
+	}
+	return newPacker[T]()
+}
+
+// deltaObject returns d's object, decoding it from a compact store.
+func deltaObject[T Object](s *Store[T], d Delta[T]) T {
+	if d.objP != nil {
+		return s.pack.unpack(d.objP)
+	}
+	return d.Object
+}
+
 func TestStore(t *testing.T) {
+	for _, m := range storeModes {
+		t.Run(m.name, func(t *testing.T) { testStore(t, m.compact) })
+	}
+}
+
+func testStore(t *testing.T, compact bool) {
 	newS := func() *Store[*corev1.ConfigMap] {
-		s := newStore(map[string]IndexFunc[*corev1.ConfigMap]{"app": byApp}, nil)
+		s := newStore(map[string]IndexFunc[*corev1.ConfigMap]{"app": byApp}, nil, packerIf[*corev1.ConfigMap](compact))
 		s.put(cm("a", "x", "1", "app", "web"))
 		s.put(cm("a", "y", "1", "app", "db"))
 		s.put(cm("b", "x", "1", "app", "web"))
@@ -88,7 +117,7 @@ func TestStore(t *testing.T) {
 		ds := s.replace([]*corev1.ConfigMap{cm("a", "x", "2"), cm("c", "new", "1")}, false)
 		var got []string
 		for _, d := range ds {
-			got = append(got, fmt.Sprintf("%s %s old=%v unknown=%v", d.Type, KeyOf(d.Object), d.HasOld, d.FinalStateUnknown))
+			got = append(got, fmt.Sprintf("%s %s old=%v unknown=%v", d.Type, KeyOf(deltaObject(s, d)), d.HasOld, d.FinalStateUnknown))
 		}
 		eq(t, "deltas", sorted(got), []string{
 			"Deleted a/y old=false unknown=true",
@@ -105,7 +134,13 @@ func TestStore(t *testing.T) {
 }
 
 func TestReplaceIsAtomicForReaders(t *testing.T) {
-	s := newStore[*corev1.ConfigMap](nil, nil)
+	for _, m := range storeModes {
+		t.Run(m.name, func(t *testing.T) { testReplaceIsAtomic(t, m.compact) })
+	}
+}
+
+func testReplaceIsAtomic(t *testing.T, compact bool) {
+	s := newStore[*corev1.ConfigMap](nil, nil, packerIf[*corev1.ConfigMap](compact))
 	const n = 2000
 	setA := make([]*corev1.ConfigMap, n)
 	setB := make([]*corev1.ConfigMap, n)
@@ -158,7 +193,13 @@ func keysOf[T Object](objs []T) []string {
 }
 
 func TestStoreAll(t *testing.T) {
-	s := newStore[*corev1.ConfigMap](nil, nil)
+	for _, m := range storeModes {
+		t.Run(m.name, func(t *testing.T) { testStoreAll(t, m.compact) })
+	}
+}
+
+func testStoreAll(t *testing.T, compact bool) {
+	s := newStore[*corev1.ConfigMap](nil, nil, packerIf[*corev1.ConfigMap](compact))
 	s.put(cm("a", "x", "1", "app", "web"))
 	s.put(cm("a", "y", "1"))
 	s.put(cm("b", "x", "1", "app", "web"))

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -23,6 +24,10 @@ import (
 )
 
 func main() { informerbench.Main("kubego", driver{}) }
+
+// compact reports whether the run measures kubego's compact cache
+// (informer.SharedOptions.Compact): KUBEGO_COMPACT=1 in the environment.
+func compact() bool { return os.Getenv("KUBEGO_COMPACT") == "1" }
 
 type driver struct{}
 
@@ -75,7 +80,7 @@ func (driver) Sync(ctx context.Context, path string, src informerbench.Source, h
 		return nil, err
 	}
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	opts := informer.SharedOptions{Namespace: src.Namespace}
+	opts := informer.SharedOptions{Namespace: src.Namespace, Compact: compact()}
 	switch {
 	case src.Kind == informerbench.Widgets:
 		return run(ctx, f, mustAcquire(informer.AcquireResource(f, fixture.WidgetGVR, opts)), h)
@@ -106,7 +111,7 @@ func (driver) WatchConfigMaps(ctx context.Context, path string, onUpdate func(rv
 		return nil, err
 	}
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: fixture.WatchNamespace}))
+	inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: fixture.WatchNamespace, Compact: compact()}))
 	if _, err := inf.AddEventHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
 		UpdateFunc: func(_, cm *corev1.ConfigMap) { onUpdate(cm.ResourceVersion) },
 	}, informer.HandlerOptions{}); err != nil {

@@ -27,7 +27,8 @@ import (
 // Sharer may use it to learn which fields have values worth sharing;
 // nothing else may depend on it.
 type Sharer interface {
-	// ShareBytes returns a string equal to b. It must not keep b.
+	// ShareBytes returns a string equal to b. It must not keep b, unless
+	// the bytes given to Unmarshal never change (see [Alias]).
 	ShareBytes(site uint32, b []byte) string
 	// SharedMap returns a map of type t equal to the one encoded by raw
 	// (every entry of one map field, tags included), if it holds one.
