@@ -92,16 +92,7 @@ func (s *Server) afterUpdateMutation(req *request, old *object, mutated, u map[s
 			md["managedFields"] = mf
 		}
 	default:
-		if keep, ok := mainKeeps[res.gvr.GroupResource()]; ok && res.builtin {
-			keep.apply(mutated, old.u)
-		}
-		if res.status {
-			if st, ok := old.u["status"]; ok {
-				mutated["status"] = deepCopyValue(st)
-			} else {
-				delete(mutated, "status")
-			}
-		}
+		keepOnMainUpdate(res, mutated, old.u)
 	}
 	out, err := s.normalize(res, mutated, old.u)
 	if err != nil {

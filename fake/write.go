@@ -235,16 +235,7 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 		}
 		uu = &unstructured.Unstructured{Object: u}
 	default:
-		if keep, ok := mainKeeps[res.gvr.GroupResource()]; ok && res.builtin {
-			keep.apply(u, old.u)
-		}
-		if res.status {
-			if st, ok := old.u["status"]; ok {
-				u["status"] = deepCopyValue(st)
-			} else {
-				delete(u, "status")
-			}
-		}
+		keepOnMainUpdate(res, u, old.u)
 		if ts := oldU.GetDeletionTimestamp(); ts != nil {
 			for _, f := range uu.GetFinalizers() {
 				if !slices.Contains(oldU.GetFinalizers(), f) {
@@ -342,6 +333,22 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 		st.afterUpdate(s, o)
 	}
 	return o, nil
+}
+
+// keepOnMainUpdate puts back in u what a write of the main resource
+// does not change in old: the fields its kind keeps and, for a resource
+// with a status subresource, the status.
+func keepOnMainUpdate(res *resource, u, old map[string]any) {
+	if keep, ok := mainKeeps[res.gvr.GroupResource()]; ok && res.builtin {
+		keep.apply(u, old)
+	}
+	if res.status {
+		if st, ok := old["status"]; ok {
+			u["status"] = deepCopyValue(st)
+		} else {
+			delete(u, "status")
+		}
+	}
 }
 
 func conflict(res *resource, name string) error {

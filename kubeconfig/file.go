@@ -158,27 +158,22 @@ type Context struct {
 	Origin string `json:"-"`
 }
 
-// wireFile is the on-disk layout (apiVersion v1, kind Config).
-type wireFile struct {
+// wireFileOf is the on-disk layout (apiVersion v1, kind Config), with
+// users of type U: wireFile as read, wireFileOut as Marshal writes it.
+type wireFileOf[U any] struct {
 	APIVersion     string        `json:"apiVersion,omitempty"`
 	Kind           string        `json:"kind,omitempty"`
 	Preferences    struct{}      `json:"preferences"`
 	Clusters       []wireCluster `json:"clusters"`
 	Contexts       []wireContext `json:"contexts"`
 	CurrentContext string        `json:"current-context"`
-	Users          []wireUser    `json:"users"`
+	Users          []U           `json:"users"`
 }
 
-// wireFileOut is wireFile as Marshal writes it.
-type wireFileOut struct {
-	APIVersion     string        `json:"apiVersion,omitempty"`
-	Kind           string        `json:"kind,omitempty"`
-	Preferences    struct{}      `json:"preferences"`
-	Clusters       []wireCluster `json:"clusters"`
-	Contexts       []wireContext `json:"contexts"`
-	CurrentContext string        `json:"current-context"`
-	Users          []wireUserOut `json:"users"`
-}
+type (
+	wireFile    = wireFileOf[wireUser]
+	wireFileOut = wireFileOf[wireUserOut]
+)
 
 type wireCluster struct {
 	Name    string   `json:"name"`
