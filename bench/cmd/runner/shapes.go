@@ -19,6 +19,7 @@ import (
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/crd"
 	"github.com/kubego/kubego/dynamic"
+	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -36,7 +37,7 @@ type shape struct {
 	n      func(o options) int
 }
 
-func createIn[T client.Object](ns string, obj func(int) T) func(context.Context, *client.Client, *dynamic.Client, int) error {
+func createIn[T informer.Object](ns string, obj func(int) T) func(context.Context, *client.Client, *dynamic.Client, int) error {
 	return func(ctx context.Context, c *client.Client, _ *dynamic.Client, i int) error {
 		_, err := client.Typed[T](c).Namespace(ns).Create(ctx, obj(i), metav1.CreateOptions{FieldManager: fixture.FieldManager})
 		return err
