@@ -62,7 +62,7 @@
 // # Webhooks
 //
 // kube-apiserver can call webhooks served by the test process on loopback
-// (a webhook.Server on 127.0.0.1 with a certificate from webhook/certs).
+// (a webhook.Server on 127.0.0.1 with a certificate from package certs).
 // InstallWebhooks registers validating and mutating webhooks at a server's
 // URL with its CA bundle, InstallConversionWebhook points a CRD's
 // conversion at one; kube-apiserver starts calling them within about a

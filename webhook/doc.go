@@ -1,7 +1,7 @@
 // Package webhook is the HTTPS server of admission and conversion webhooks
 // (kube-apiserver calls them): Server serves handlers from
 // webhook/admission and webhook/conversion, standalone or as a
-// manager.Runnable, and webhook/certs makes certificates for development
+// manager.Runnable, and package certs makes certificates for development
 // and tests.
 //
 //	srv, err := webhook.New(webhook.Options{CertFile: "/certs/tls.crt", KeyFile: "/certs/tls.key"})
