@@ -26,40 +26,33 @@ func (l Labels) Get(label string) string {
 
 // Lookup returns the label's value and whether it exists.
 func (l Labels) Lookup(label string) (string, bool) {
-	meta, ok := firstBytesField(l, 1)
-	if !ok {
+	var value []byte
+	found := false
+	l.walk(func(k, v []byte) bool {
+		if string(k) == label {
+			value, found = v, true
+			return false
+		}
+		return true
+	})
+	if !found {
 		return "", false
 	}
-	for len(meta) > 0 {
-		num, wt, val, rest, err := Field(meta)
-		if err != nil {
-			return "", false
-		}
-		meta = rest
-		if num != 11 || wt != Bytes {
-			continue
-		}
-		var key, value []byte
-		if BytesFields(val, func(n int, v []byte) {
-			switch n {
-			case 1:
-				key = v
-			case 2:
-				value = v
-			}
-		}) != nil {
-			return "", false
-		}
-		if string(key) == label {
-			return unsafe.String(unsafe.SliceData(value), len(value)), true
-		}
-	}
-	return "", false
+	return unsafe.String(unsafe.SliceData(value), len(value)), true
 }
 
 // Each calls f for every label, in encoded order, with strings aliasing
 // the bytes (see [Labels]); it stops at malformed bytes.
 func (l Labels) Each(f func(key, value string)) {
+	l.walk(func(k, v []byte) bool {
+		f(unsafe.String(unsafe.SliceData(k), len(k)), unsafe.String(unsafe.SliceData(v), len(v)))
+		return true
+	})
+}
+
+// walk calls yield with each label's key and value, in encoded order,
+// until yield returns false or the bytes turn out malformed.
+func (l Labels) walk(yield func(key, value []byte) bool) {
 	meta, ok := firstBytesField(l, 1)
 	if !ok {
 		return
@@ -84,7 +77,9 @@ func (l Labels) Each(f func(key, value string)) {
 		}) != nil {
 			return
 		}
-		f(unsafe.String(unsafe.SliceData(key), len(key)), unsafe.String(unsafe.SliceData(value), len(value)))
+		if !yield(key, value) {
+			return
+		}
 	}
 }
 
