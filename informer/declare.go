@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -9,11 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// ErrDeclared is wrapped by the error of a [Factory.Declare] of a type
-// that was declared before, or that was already asked for with other
-// options.
-var ErrDeclared = errors.New("informer options declared twice")
 
 // Declaration fixes the options of one type's informer in a [Factory]:
 // made by [Declare], [DeclareResource] or [DeclareMetadata] and given to

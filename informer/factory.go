@@ -26,7 +26,7 @@ type FactoryOptions struct {
 	// MutationDetection, MutationReporter and MutationCheckInterval apply
 	// to every informer (see Options).
 	MutationDetection     MutationDetection
-	MutationReporter      MutationReporter
+	MutationReporter      func(*MutationError)
 	MutationCheckInterval time.Duration
 	// Logger receives records of every informer. Nil means warnings and
 	// errors go to slog.Default() and debug records nowhere.
