@@ -44,6 +44,7 @@ var layers = map[string]int{
 	"authfilter":     6, // TokenReview + SubjectAccessReview in front of an HTTP handler
 	"fleet":          6, // a cluster (client + informer factory + lifecycle) and providers of clusters
 	"testenv":        7, // installs CRDs with package crd; kubeletstub: a stand-in kubelet
+	"install":        7, // an operator's installation: manifests, install, uninstall
 	"controller":     7,
 	"manager":        8, // hosts controllers: probes, metrics, signals, leader election
 	"sharding":       8, // one controller across replicas: member Leases, hash ring, shard labels, drains
