@@ -7,15 +7,13 @@ import (
 
 // Key identifies an object in a cache: its namespace ("" for cluster-scoped
 // objects) and its name. Keys are comparable and are the map keys of every
-// index. Use [KeyOf] to build one from an object and parseKey to read one
-// from its string form; nothing else in the package parses strings.
+// index. Use [KeyOf] to build one from an object.
 type Key struct {
 	Namespace string
 	Name      string
 }
 
-// String returns "namespace/name", or "name" for a cluster-scoped key. It is
-// the inverse of parseKey for every valid key.
+// String returns "namespace/name", or "name" for a cluster-scoped key.
 func (k Key) String() string {
 	if k.Namespace == "" {
 		return k.Name
