@@ -280,7 +280,9 @@ func (r *Reader[T]) List(ctx context.Context, opts ListOptions) ([]T, error) {
 // waiting for the first sync as Get does. The index must have been
 // registered (SharedOptions.Indexers, by this Reader or by any other user
 // of the informer); an unknown one gives an error wrapping
-// [ErrUnknownIndex].
+// [ErrUnknownIndex]. Index values are global to the cache, not per
+// namespace: an index whose values can repeat across namespaces must put
+// the namespace into them (objects.OwnerIndex does).
 func (r *Reader[T]) ByIndex(ctx context.Context, index, value string) ([]T, error) {
 	inf, err := r.synced(ctx)
 	if err != nil {
