@@ -276,7 +276,7 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 		qopts.Lane = func(r Request) string { return r.Cluster }
 	}
 	if opts.Registerer != nil {
-		qm, err := promqueue.New(promqueue.Options{Registerer: opts.Registerer, Name: c.name})
+		qm, err := promqueue.New(promqueue.Options{Registerer: opts.Registerer, Name: c.name, Controller: c.name})
 		if err != nil {
 			return nil, fmt.Errorf("controller %s: workqueue metrics: %w", c.name, err)
 		}
