@@ -31,6 +31,7 @@ var layers = map[string]int{
 	"portforward":    3, // port-forward over WebSocket: Dial, listeners
 	"proxy":          3, // the proxy subresource of pods and services
 	"kubeconfig":     4,
+	"openapi":        4, // OpenAPI v3 documents: schemas of kinds, kubectl-explain lookups
 	"discovery":      4,
 	"client":         5,
 	"dynamic":        5,
