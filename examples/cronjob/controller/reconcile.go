@@ -1,0 +1,299 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubego/kubego/client"
+	kubecontroller "github.com/kubego/kubego/controller"
+	v1 "github.com/kubego/kubego/examples/cronjob/api/v1"
+	"github.com/kubego/kubego/examples/cronjob/cron"
+	"github.com/kubego/kubego/objects"
+	"github.com/kubego/kubego/record"
+)
+
+// Event reasons.
+const (
+	ReasonCreated          = "SuccessfulCreate"
+	ReasonDeleted          = "SuccessfulDelete"
+	ReasonMissedSchedule   = "MissSchedule"
+	ReasonInvalidSchedule  = "InvalidSchedule"
+	ReasonTooManyMissed    = "TooManyMissedTimes"
+	ReasonSkippedForbidden = "JobAlreadyActive"
+)
+
+// maxActiveRefs is how many active Jobs the status lists (the CRD allows
+// no more): the latest ones.
+const maxActiveRefs = 10
+
+// Reconcile brings the Jobs of the CronJob named by req in line with its
+// schedule, and asks to be called again at its next run.
+func (r *Reconciler) Reconcile(ctx context.Context, req kubecontroller.Request) (kubecontroller.Result, error) {
+	cj, err := r.cronJobs.Get(ctx, req.Key)
+	if apierrors.IsNotFound(err) {
+		return kubecontroller.Result{}, nil // deleted; the garbage collector deletes its Jobs
+	}
+	if err != nil {
+		return kubecontroller.Result{}, err
+	}
+	owned, err := r.jobs.ByIndex(ctx, OwnerIndex, req.Namespace+"/"+req.Name)
+	if err != nil {
+		return kubecontroller.Result{}, err
+	}
+	now := r.clock.Now().UTC()
+
+	// Sort the Jobs; the latest run any of them was started for counts
+	// as the last schedule time.
+	var active, successful, failed []*batchv1.Job
+	want := client.DeepCopy(cj) // the cached CronJob is never modified
+	status := &want.Status
+	for _, job := range owned {
+		if ref := metav1.GetControllerOfNoCopy(job); ref == nil || ref.UID != cj.UID {
+			continue // a Job of an earlier CronJob of the same name
+		}
+		switch finished(job) {
+		case batchv1.JobComplete:
+			successful = append(successful, job)
+		case batchv1.JobFailed:
+			failed = append(failed, job)
+		default:
+			active = append(active, job)
+		}
+		if t, ok := scheduledTime(job); ok && (status.LastScheduleTime == nil || t.After(status.LastScheduleTime.Time)) {
+			status.LastScheduleTime = &metav1.Time{Time: t}
+		}
+	}
+
+	// History limits: the oldest finished Jobs beyond them go.
+	for _, pruned := range [][]*batchv1.Job{
+		beyond(successful, cj.Spec.SuccessfulJobsHistoryLimit),
+		beyond(failed, cj.Spec.FailedJobsHistoryLimit),
+	} {
+		for _, job := range pruned {
+			if err := r.deleteJob(ctx, cj, job); err != nil {
+				return kubecontroller.Result{}, err
+			}
+		}
+	}
+
+	result, err := r.run(ctx, cj, now, &active, status)
+	if err != nil {
+		return kubecontroller.Result{}, err
+	}
+	if status.Active, err = r.references(active); err != nil {
+		return kubecontroller.Result{}, err
+	}
+	if _, err := objects.PatchStatus(ctx, r.cronClient, cj, want, objects.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return kubecontroller.Result{}, err
+	}
+	return result, nil
+}
+
+// run starts the due run of cj, if there is one the spec allows, adding
+// its Job to active and its time to status; it returns when to come back.
+func (r *Reconciler) run(ctx context.Context, cj *v1.CronJob, now time.Time, active *[]*batchv1.Job, status *v1.CronJobStatus) (kubecontroller.Result, error) {
+	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
+		return kubecontroller.Result{}, nil // resuming is a spec change, which enqueues it
+	}
+	sched, err := cron.Parse(cj.Spec.Schedule)
+	if err != nil {
+		// Retrying cannot help: a change of the schedule enqueues it.
+		r.events.Eventf(cj, nil, record.Warning, ReasonInvalidSchedule, "Schedule", "%v", err)
+		return kubecontroller.Result{}, kubecontroller.TerminalError(err)
+	}
+	due, missed := dueRun(sched, cj, status.LastScheduleTime, now)
+	var result kubecontroller.Result
+	if next := sched.Next(now); !next.IsZero() {
+		result.RequeueAfter = next.Sub(now)
+	}
+	if missed > 100 {
+		r.events.Eventf(cj, nil, record.Warning, ReasonTooManyMissed, "Schedule", "%d runs were missed; starting only the latest (%s)", missed, due.Format(time.RFC3339))
+	}
+	if due.IsZero() {
+		return result, nil
+	}
+	if d := cj.Spec.StartingDeadlineSeconds; d != nil && due.Add(time.Duration(*d)*time.Second).Before(now) {
+		r.events.Eventf(cj, nil, record.Warning, ReasonMissedSchedule, "Schedule", "missed the run of %s by more than %ds", due.Format(time.RFC3339), *d)
+		return result, nil
+	}
+	switch cj.Spec.ConcurrencyPolicy {
+	case v1.ForbidConcurrent:
+		if len(*active) > 0 {
+			r.events.Eventf(cj, nil, record.Normal, ReasonSkippedForbidden, "Schedule", "skipped the run of %s: a Job is still active", due.Format(time.RFC3339))
+			return result, nil
+		}
+	case v1.ReplaceConcurrent:
+		for _, job := range *active {
+			if err := r.deleteJob(ctx, cj, job); err != nil {
+				return result, err
+			}
+		}
+		*active = nil
+	}
+	job, err := r.newJob(cj, due)
+	if err != nil {
+		return result, err
+	}
+	created, err := r.jobClient.Namespace(cj.Namespace).Create(ctx, job, metav1.CreateOptions{})
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		// Started by an earlier reconcile whose Job the cache has not
+		// shown yet: read it, so that the status does not lose it.
+		existing, err := r.jobClient.Namespace(cj.Namespace).Get(ctx, job.Name, metav1.GetOptions{})
+		if err != nil {
+			return result, err
+		}
+		if ref := metav1.GetControllerOfNoCopy(existing); ref == nil || ref.UID != cj.UID {
+			return result, fmt.Errorf("job %s/%s exists and is not controlled by cronjob %s", existing.Namespace, existing.Name, cj.Name)
+		}
+		if finished(existing) == "" {
+			*active = append(*active, existing)
+		}
+	case err != nil:
+		return result, err
+	default:
+		r.events.Eventf(cj, created, record.Normal, ReasonCreated, "Create", "created Job %s for the run of %s", created.Name, due.Format(time.RFC3339))
+		*active = append(*active, created)
+	}
+	status.LastScheduleTime = &metav1.Time{Time: due}
+	return result, nil
+}
+
+// dueRun returns the latest run of sched at or before now that has not
+// started (after last, or after the CronJob's creation), looking back no
+// further than the starting deadline; the zero time when there is none.
+// It also returns how many runs were missed.
+func dueRun(sched cron.Schedule, cj *v1.CronJob, last *metav1.Time, now time.Time) (time.Time, int) {
+	earliest := cj.CreationTimestamp.Time
+	if last != nil {
+		earliest = last.Time
+	}
+	if d := cj.Spec.StartingDeadlineSeconds; d != nil {
+		if limit := now.Add(-time.Duration(*d) * time.Second); limit.After(earliest) {
+			earliest = limit
+		}
+	}
+	var due time.Time
+	missed := 0
+	for t := sched.Next(earliest.UTC()); !t.IsZero() && !t.After(now); t = sched.Next(t) {
+		due = t
+		missed++
+	}
+	return due, missed
+}
+
+// newJob returns the Job of cj's run at t, controlled by cj.
+func (r *Reconciler) newJob(cj *v1.CronJob, t time.Time) (*batchv1.Job, error) {
+	tmpl := cj.Spec.JobTemplate.DeepCopy()
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:   cj.Namespace,
+			Name:        fmt.Sprintf("%s-%d", cj.Name, t.Unix()),
+			Labels:      tmpl.Labels,
+			Annotations: tmpl.Annotations,
+		},
+		Spec: tmpl.Spec,
+	}
+	if job.Annotations == nil {
+		job.Annotations = map[string]string{}
+	}
+	job.Annotations[ScheduledTimeAnnotation] = t.UTC().Format(time.RFC3339)
+	if err := objects.SetControllerReference(cj, job, r.kinds); err != nil {
+		return nil, err
+	}
+	return job, nil
+}
+
+// deleteJob deletes job, letting the garbage collector delete its Pods.
+func (r *Reconciler) deleteJob(ctx context.Context, cj *v1.CronJob, job *batchv1.Job) error {
+	background := metav1.DeletePropagationBackground
+	err := r.jobClient.Namespace(job.Namespace).Delete(ctx, job.Name, metav1.DeleteOptions{
+		PropagationPolicy: &background,
+		Preconditions:     &metav1.Preconditions{UID: &job.UID},
+	})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil // gone already, or another Job of that name
+	}
+	if err != nil {
+		return err
+	}
+	r.events.Eventf(cj, job, record.Normal, ReasonDeleted, "Delete", "deleted Job %s", job.Name)
+	return nil
+}
+
+// references returns the status references to the latest active Jobs.
+// They carry no resourceVersion, so that a Job's progress does not
+// rewrite its CronJob's status.
+func (r *Reconciler) references(active []*batchv1.Job) ([]corev1.ObjectReference, error) {
+	slices.SortFunc(active, func(a, b *batchv1.Job) int { return compareRuns(b, a) })
+	active = active[:min(len(active), maxActiveRefs)]
+	refs := make([]corev1.ObjectReference, 0, len(active))
+	for _, job := range active {
+		ref, err := objects.Reference(job, r.kinds)
+		if err != nil {
+			return nil, err
+		}
+		ref.ResourceVersion = ""
+		refs = append(refs, ref)
+	}
+	slices.SortFunc(refs, func(a, b corev1.ObjectReference) int { return strings.Compare(a.Name, b.Name) })
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	return refs, nil
+}
+
+// finished returns JobComplete or JobFailed for a Job whose condition of
+// that type is true, and "" for a Job still running.
+func finished(job *batchv1.Job) batchv1.JobConditionType {
+	for _, c := range job.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
+			return c.Type
+		}
+	}
+	return ""
+}
+
+// scheduledTime reads the run time the controller wrote on job.
+func scheduledTime(job *batchv1.Job) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339, job.Annotations[ScheduledTimeAnnotation])
+	return t, err == nil
+}
+
+// beyond returns the oldest jobs beyond the limit kept; a nil limit keeps
+// them all.
+func beyond(jobs []*batchv1.Job, limit *int32) []*batchv1.Job {
+	if limit == nil || len(jobs) <= int(*limit) {
+		return nil
+	}
+	slices.SortFunc(jobs, compareRuns)
+	return jobs[:len(jobs)-int(*limit)]
+}
+
+// compareRuns orders Jobs by run time (their start time when they carry
+// none), oldest first, then by name.
+func compareRuns(a, b *batchv1.Job) int {
+	ta, tb := runTime(a), runTime(b)
+	if c := ta.Compare(tb); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+func runTime(job *batchv1.Job) time.Time {
+	if t, ok := scheduledTime(job); ok {
+		return t
+	}
+	if job.Status.StartTime != nil {
+		return job.Status.StartTime.Time
+	}
+	return job.CreationTimestamp.Time
+}
