@@ -67,7 +67,7 @@ func TestIntegrationOperatorOnARealServer(t *testing.T) {
 		Rule:       admissionregistrationv1.Rule{APIGroups: []string{v1.GroupVersion.Group}, APIVersions: []string{"v1"}, Resources: []string{"cronjobs"}},
 	}}
 	hooks := testenv.Webhooks{
-		Name: "cronjob-it", URL: url, CABundle: caBundle,
+		Name: "cronjob-it-" + strings.ToLower(t.Name()), URL: url, CABundle: caBundle,
 		Mutating:   []testenv.AdmissionWebhook{{Name: "mcronjob.kb.io", Path: webhooks.DefaultPath, Rules: rules}},
 		Validating: []testenv.AdmissionWebhook{{Name: "vcronjob.kb.io", Path: webhooks.ValidatePath, Rules: rules}},
 	}
@@ -88,10 +88,11 @@ func TestIntegrationOperatorOnARealServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := mgr.Client()
-	const ns = "cronjob-it"
-	if _, err := client.Typed[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	nsObj, err := client.Typed[*corev1.Namespace](c).Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "cronjob-it-"}}, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	ns := nsObj.Name
 	if _, err := controller.Setup(mgr, controller.Options{Clock: clk}); err != nil {
 		t.Fatal(err)
 	}
