@@ -267,3 +267,18 @@ func (e *env) events(cj *v1.CronJob) string {
 	}
 	return strings.Join(reasons, ",")
 }
+
+// wantCondition fails unless CronJob name's condition typ has status st
+// and reason.
+func (e *env) wantCondition(name, typ string, st metav1.ConditionStatus, reason string) {
+	e.t.Helper()
+	for _, c := range e.get(name).Status.Conditions {
+		if c.Type == typ {
+			if c.Status != st || c.Reason != reason {
+				e.t.Fatalf("condition %s: %s %s (%s), want %s %s", typ, c.Status, c.Reason, c.Message, st, reason)
+			}
+			return
+		}
+	}
+	e.t.Fatalf("no condition %s", typ)
+}

@@ -73,42 +73,43 @@ func (r *Reconciler) Reconcile(ctx context.Context, req kubecontroller.Request) 
 	}
 
 	// History limits: the oldest finished Jobs beyond them go.
-	for _, pruned := range [][]*batchv1.Job{
-		beyond(successful, cj.Spec.SuccessfulJobsHistoryLimit),
-		beyond(failed, cj.Spec.FailedJobsHistoryLimit),
-	} {
-		for _, job := range pruned {
-			if err := r.deleteJob(ctx, cj, job); err != nil {
-				return kubecontroller.Result{}, err
-			}
+	prunedSuccessful, prunedFailed := beyond(successful, cj.Spec.SuccessfulJobsHistoryLimit), beyond(failed, cj.Spec.FailedJobsHistoryLimit)
+	for _, job := range slices.Concat(prunedSuccessful, prunedFailed) {
+		if err := r.deleteJob(ctx, cj, job); err != nil {
+			return kubecontroller.Result{}, err
 		}
 	}
 
-	result, err := r.run(ctx, cj, now, &active, status)
-	if err != nil {
-		return kubecontroller.Result{}, err
+	suspended := cj.Spec.Suspend != nil && *cj.Spec.Suspend
+	var result kubecontroller.Result
+	sched, schedErr := cron.Parse(cj.Spec.Schedule)
+	switch {
+	case suspended:
+		// Resuming is a spec change, which enqueues the CronJob.
+	case schedErr != nil:
+		r.events.Eventf(cj, nil, record.Warning, ReasonInvalidSchedule, "Schedule", "%v", schedErr)
+	default:
+		if result, err = r.run(ctx, cj, sched, now, &active, status); err != nil {
+			return kubecontroller.Result{}, err
+		}
 	}
 	if status.Active, err = r.references(active); err != nil {
 		return kubecontroller.Result{}, err
 	}
+	setConditions(status, now, suspended, schedErr, len(active), len(failed)-len(prunedFailed))
 	if _, err := objects.PatchStatus(ctx, r.cronClient, cj, want, objects.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return kubecontroller.Result{}, err
+	}
+	if schedErr != nil && !suspended {
+		// Retrying cannot help: a change of the schedule enqueues it.
+		return kubecontroller.Result{}, kubecontroller.TerminalError(schedErr)
 	}
 	return result, nil
 }
 
 // run starts the due run of cj, if there is one the spec allows, adding
 // its Job to active and its time to status; it returns when to come back.
-func (r *Reconciler) run(ctx context.Context, cj *v1.CronJob, now time.Time, active *[]*batchv1.Job, status *v1.CronJobStatus) (kubecontroller.Result, error) {
-	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
-		return kubecontroller.Result{}, nil // resuming is a spec change, which enqueues it
-	}
-	sched, err := cron.Parse(cj.Spec.Schedule)
-	if err != nil {
-		// Retrying cannot help: a change of the schedule enqueues it.
-		r.events.Eventf(cj, nil, record.Warning, ReasonInvalidSchedule, "Schedule", "%v", err)
-		return kubecontroller.Result{}, kubecontroller.TerminalError(err)
-	}
+func (r *Reconciler) run(ctx context.Context, cj *v1.CronJob, sched cron.Schedule, now time.Time, active *[]*batchv1.Job, status *v1.CronJobStatus) (kubecontroller.Result, error) {
 	due, missed := dueRun(sched, cj, status.LastScheduleTime, now)
 	var result kubecontroller.Result
 	if next := sched.Next(now); !next.IsZero() {

@@ -41,6 +41,7 @@ func TestStartsOneJobAtEachRunForDays(t *testing.T) {
 			e.sleepUntil(run)
 			e.wantJobs("at the run", "hourly", append(kept, run)...)
 			e.wantStatus("hourly", run, run)
+			e.wantCondition("hourly", controller.ConditionProgressing, metav1.ConditionTrue, "JobsActive")
 			job, err := e.jobs.Get(t.Context(), jobName("hourly", run), metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -54,6 +55,8 @@ func TestStartsOneJobAtEachRunForDays(t *testing.T) {
 			kept = kept[max(0, len(kept)-3):]
 			e.wantJobs("after it completed", "hourly", kept...)
 			e.wantStatus("hourly", run)
+			e.wantCondition("hourly", controller.ConditionAvailable, metav1.ConditionTrue, "AllJobsCompleted")
+			e.wantCondition("hourly", controller.ConditionProgressing, metav1.ConditionFalse, "NoJobsActive")
 		}
 	})
 	t.Logf("48 hours of schedule took %s of real time", time.Since(realStart))
@@ -137,6 +140,8 @@ func TestAllowRunsJobsSideBySide(t *testing.T) {
 		}
 		e.finish(jobName("allow", runs[1]), batchv1.JobFailed)
 		e.wantStatus("allow", runs[2], runs[0], runs[2])
+		e.wantCondition("allow", controller.ConditionDegraded, metav1.ConditionTrue, "JobsFailed")
+		e.wantCondition("allow", controller.ConditionAvailable, metav1.ConditionFalse, "JobsFailed")
 	})
 }
 
@@ -150,6 +155,7 @@ func TestSuspendAndResume(t *testing.T) {
 		e.sleepUntil(hour(start, 5).Add(30 * time.Minute))
 		e.wantJobs("suspended for five runs", "paused")
 		e.wantStatus("paused", time.Time{})
+		e.wantCondition("paused", controller.ConditionAvailable, metav1.ConditionFalse, "Suspended")
 		e.update("paused", func(s *v1.CronJobSpec) { s.Suspend = ptr(false) })
 		e.wantJobs("resumed: the latest missed run", "paused", hour(start, 5))
 		e.sleepUntil(hour(start, 6))
