@@ -222,3 +222,23 @@ func TestHistoryLimitsPruneTheOldestFinishedJobs(t *testing.T) {
 }
 
 func equal(a, b []string) bool { return strings.Join(a, ",") == strings.Join(b, ",") }
+
+// Hours of an every-minute schedule missed (suspended, no deadline): on
+// resume the latest run starts, once, with a Warning Event; the CronJob
+// is not stuck.
+func TestManyMissedRunsStartOnlyTheLatest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t)
+		cj := e.create(cronJob("minutely", "* * * * *", func(s *v1.CronJobSpec) { s.Suspend = ptr(true) }))
+		start := cj.CreationTimestamp.Time
+		latest := start.Truncate(time.Minute).Add(3 * time.Hour)
+		e.sleepUntil(latest.Add(30 * time.Second))
+		e.update("minutely", func(s *v1.CronJobSpec) { s.Suspend = ptr(false) })
+		e.wantJobs("resumed after 180 missed runs", "minutely", latest)
+		if !strings.Contains(e.events(cj), controller.ReasonTooManyMissed) {
+			t.Errorf("no %s Event: %s", controller.ReasonTooManyMissed, e.events(cj))
+		}
+		e.sleepUntil(latest.Add(time.Minute))
+		e.wantJobs("next minute", "minutely", latest, latest.Add(time.Minute))
+	})
+}
