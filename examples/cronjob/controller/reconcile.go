@@ -110,13 +110,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req kubecontroller.Request) 
 // run starts the due run of cj, if there is one the spec allows, adding
 // its Job to active and its time to status; it returns when to come back.
 func (r *Reconciler) run(ctx context.Context, cj *v1.CronJob, sched cron.Schedule, now time.Time, active *[]*batchv1.Job, status *v1.CronJobStatus) (kubecontroller.Result, error) {
-	due, missed := dueRun(sched, cj, status.LastScheduleTime, now)
+	due, many := dueRun(sched, cj, status.LastScheduleTime, now)
 	var result kubecontroller.Result
 	if next := sched.Next(now); !next.IsZero() {
 		result.RequeueAfter = next.Sub(now)
 	}
-	if missed > 100 {
-		r.events.Eventf(cj, nil, record.Warning, ReasonTooManyMissed, "Schedule", "%d runs were missed; starting only the latest (%s)", missed, due.Format(time.RFC3339))
+	if many {
+		r.events.Eventf(cj, nil, record.Warning, ReasonTooManyMissed, "Schedule", "more than %d runs were missed; starting only the latest (%s)", manyMissed, due.Format(time.RFC3339))
 	}
 	if due.IsZero() {
 		return result, nil
@@ -168,11 +168,15 @@ func (r *Reconciler) run(ctx context.Context, cj *v1.CronJob, sched cron.Schedul
 	return result, nil
 }
 
+// manyMissed is the number of missed runs past which the controller
+// warns, and stops walking runs one by one.
+const manyMissed = 100
+
 // dueRun returns the latest run of sched at or before now that has not
 // started (after last, or after the CronJob's creation), looking back no
 // further than the starting deadline; the zero time when there is none.
-// It also returns how many runs were missed.
-func dueRun(sched cron.Schedule, cj *v1.CronJob, last *metav1.Time, now time.Time) (time.Time, int) {
+// It also reports whether more than manyMissed runs were missed.
+func dueRun(sched cron.Schedule, cj *v1.CronJob, last *metav1.Time, now time.Time) (time.Time, bool) {
 	earliest := cj.CreationTimestamp.Time
 	if last != nil {
 		earliest = last.Time
@@ -182,13 +186,39 @@ func dueRun(sched cron.Schedule, cj *v1.CronJob, last *metav1.Time, now time.Tim
 			earliest = limit
 		}
 	}
-	var due time.Time
-	missed := 0
-	for t := sched.Next(earliest.UTC()); !t.IsZero() && !t.After(now); t = sched.Next(t) {
-		due = t
-		missed++
+	// latest walks the runs after from up to now, at most limit of them
+	// (no limit when negative), and returns the last one and how many.
+	latest := func(from time.Time, limit int) (due time.Time, n int) {
+		for t := sched.Next(from.UTC()); !t.IsZero() && !t.After(now) && (limit < 0 || n < limit); t = sched.Next(t) {
+			due, n = t, n+1
+		}
+		return due, n
 	}
-	return due, missed
+	due, n := latest(earliest, manyMissed+1)
+	if n <= manyMissed {
+		return due, false
+	}
+	if every := sched.Every(); every > 0 {
+		first := sched.Next(earliest.UTC())
+		return first.Add(now.Sub(first) / every * every), true
+	}
+	// Many runs missed: rather than walk every run since earliest (an
+	// @every 1s schedule missed for a year has millions), look back from
+	// now in windows four times longer each time; the first window with a
+	// run holds the latest, and few runs, since the window before it,
+	// a quarter as long, had none.
+	for back := time.Minute; ; back *= 4 {
+		from := now.Add(-back)
+		if !from.After(due) {
+			from = due
+		}
+		if d, _ := latest(from, -1); !d.IsZero() {
+			return d, true
+		}
+		if from.Equal(due) {
+			return due, true
+		}
+	}
 }
 
 // newJob returns the Job of cj's run at t, controlled by cj.

@@ -263,6 +263,10 @@ func nextHour(t time.Time) time.Time {
 	return t.Add(time.Duration(60-t.Minute()) * time.Minute)
 }
 
+// Every returns the period of an @every schedule, whose runs are that far
+// apart from the first; zero for the other schedules.
+func (s Schedule) Every() time.Duration { return s.every }
+
 // dayMatches applies the day-of-month and day-of-week rule.
 func (s Schedule) dayMatches(t time.Time) bool {
 	dom := s.dom&(1<<uint(t.Day())) != 0
