@@ -44,6 +44,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req kubecontroller.Request) 
 	if err != nil {
 		return kubecontroller.Result{}, err
 	}
+	if cj.DeletionTimestamp != nil {
+		return kubecontroller.Result{}, nil // going away: start nothing more
+	}
 	owned, err := r.jobs.ByIndex(ctx, OwnerIndex, req.Namespace+"/"+req.Name)
 	if err != nil {
 		return kubecontroller.Result{}, err
