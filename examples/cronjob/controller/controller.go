@@ -2,8 +2,6 @@ package controller
 
 import (
 	batchv1 "k8s.io/api/batch/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/clock"
@@ -11,6 +9,7 @@ import (
 	v1 "github.com/kubego/kubego/examples/cronjob/api/v1"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/manager"
+	"github.com/kubego/kubego/objects"
 	"github.com/kubego/kubego/record"
 )
 
@@ -49,7 +48,9 @@ type Reconciler struct {
 // asks for Jobs.
 func Setup(mgr *manager.Manager, opts Options) (*kubecontroller.Controller, error) {
 	if err := mgr.Declare(informer.Declare[*batchv1.Job](informer.SharedOptions{
-		Indexers: map[string]func(informer.Object) []string{OwnerIndex: ownerOf},
+		Indexers: map[string]func(informer.Object) []string{
+			OwnerIndex: objects.OwnerIndex(v1.GroupVersion.WithKind("CronJob").GroupKind(), objects.OwnerIndexOptions{ControllerOnly: true}),
+		},
 	})); err != nil {
 		return nil, err
 	}
@@ -88,17 +89,4 @@ func Setup(mgr *manager.Manager, opts Options) (*kubecontroller.Controller, erro
 			kubecontroller.Owns[*batchv1.Job]{},
 		},
 	})
-}
-
-// ownerOf indexes a Job under the CronJob that controls it. It runs on
-// the informer's goroutine on a shared Job: quick, and read only.
-func ownerOf(obj informer.Object) []string {
-	ref := metav1.GetControllerOfNoCopy(obj)
-	if ref == nil || ref.Kind != "CronJob" {
-		return nil
-	}
-	if gv, err := schema.ParseGroupVersion(ref.APIVersion); err != nil || gv.Group != v1.GroupVersion.Group {
-		return nil
-	}
-	return []string{obj.GetNamespace() + "/" + ref.Name}
 }

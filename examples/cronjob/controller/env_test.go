@@ -198,24 +198,18 @@ func (e *env) wantJobs(what, cj string, runs ...time.Time) {
 
 func jobName(cj string, run time.Time) string { return fmt.Sprintf("%s-%d", cj, run.Unix()) }
 
-// finish marks a Job finished as the Job controller would: its Complete
-// or Failed condition true.
+// finish marks a Job finished as the Job controller would (kubegotest's
+// stand-ins write the status kube-apiserver accepts).
 func (e *env) finish(name string, cond batchv1.JobConditionType) {
 	e.t.Helper()
-	job, err := e.jobs.Get(e.t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	now := metav1.Now()
-	job.Status.StartTime = &job.CreationTimestamp
-	job.Status.Conditions = append(job.Status.Conditions, batchv1.JobCondition{Type: cond, Status: corev1.ConditionTrue, LastTransitionTime: now})
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
+	var err error
 	if cond == batchv1.JobComplete {
-		job.Status.CompletionTime = &now
-		job.Status.Succeeded = 1
+		_, err = kubegotest.CompleteJob(e.t.Context(), e.c, job)
 	} else {
-		job.Status.Failed = 1
+		_, err = kubegotest.FailJob(e.t.Context(), e.c, job, "")
 	}
-	if _, err := e.jobs.UpdateStatus(e.t.Context(), job, metav1.UpdateOptions{}); err != nil {
+	if err != nil {
 		e.t.Fatal(err)
 	}
 	kubegotest.Settle(e.t, e.ctrl)

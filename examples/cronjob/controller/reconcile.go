@@ -47,7 +47,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req kubecontroller.Request) 
 	if cj.DeletionTimestamp != nil {
 		return kubecontroller.Result{}, nil // going away: start nothing more
 	}
-	owned, err := r.jobs.ByIndex(ctx, OwnerIndex, req.Namespace+"/"+req.Name)
+	owned, err := r.jobs.ByIndex(ctx, OwnerIndex, req.Key.String())
 	if err != nil {
 		return kubecontroller.Result{}, err
 	}
