@@ -50,7 +50,7 @@ func (u Unused) String() string {
 // requests nothing allows, or nil when all are allowed.
 func Check(m *Manifest, reqs []Request) ([]Unused, error) {
 	type atom struct {
-		role, rule int
+		role, rule                 int
 		verb, group, resource, url string
 	}
 	type role struct {

@@ -109,7 +109,7 @@ func Derive(perms []Permission, opts Options) (*Manifest, error) {
 		slices.SortFunc(rules, compareRules)
 		if ns == "" {
 			m.ClusterRoles = append(m.ClusterRoles, rbacv1.ClusterRole{
-				TypeMeta: metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
+				TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
 				ObjectMeta: metav1.ObjectMeta{Name: opts.Name}, Rules: rules,
 			})
 			m.ClusterRoleBindings = append(m.ClusterRoleBindings, rbacv1.ClusterRoleBinding{
