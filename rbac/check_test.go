@@ -74,7 +74,7 @@ func TestCheckAllowsWhatTheRulesGrantAndListsTheRest(t *testing.T) {
 		{Verb: "get", Group: "coordination.k8s.io", Resource: "leases", Namespace: "ns", Name: "l"},
 		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "ns", Name: "l"},
 		{Verb: "list", Resource: "configmaps", Namespace: "other"}, // the ClusterRole covers every namespace
-		{Verb: "get", Path: "/apis"},                              // discovery: every authenticated user
+		{Verb: "get", Path: "/apis"}, // discovery: every authenticated user
 		{Verb: "get", Path: "/version"},
 		{Verb: "create", Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"},
 	}

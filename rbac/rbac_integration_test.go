@@ -265,7 +265,9 @@ func apply(t *testing.T, admin *client.Client, m *rbac.Manifest) {
 		if _, err := client.Typed[*rbacv1.ClusterRole](admin).Create(ctx, &r, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { client.Typed[*rbacv1.ClusterRole](admin).Delete(context.Background(), r.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			client.Typed[*rbacv1.ClusterRole](admin).Delete(context.Background(), r.Name, metav1.DeleteOptions{})
+		})
 	}
 	for _, b := range m.ClusterRoleBindings {
 		if _, err := client.Typed[*rbacv1.ClusterRoleBinding](admin).Create(ctx, &b, metav1.CreateOptions{}); err != nil {
