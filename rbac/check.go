@@ -80,8 +80,12 @@ func Check(m *Manifest, reqs []Request) ([]Unused, error) {
 		}
 	}
 	for _, b := range m.RoleBindings {
-		i, ok := nsRole[[2]string{b.Namespace, b.RoleRef.Name}]
-		if b.RoleRef.Kind == "ClusterRole" {
+		var i int
+		var ok bool
+		switch b.RoleRef.Kind {
+		case "Role":
+			i, ok = nsRole[[2]string{b.Namespace, b.RoleRef.Name}]
+		case "ClusterRole":
 			i, ok = clusterRole[b.RoleRef.Name]
 		}
 		if ok && b.Namespace != "" {

@@ -107,7 +107,7 @@ func TestCheckDenies(t *testing.T) {
 		{"a Role for a list across namespaces", Request{Verb: "list", Group: "apps", Resource: "deployments"}},
 		{"a subresource of a granted resource", Request{Verb: "list", Group: "apps", Resource: "deployments", Subresource: "status", Namespace: "ns"}},
 		{"another object than the names", Request{Verb: "get", Group: "coordination.k8s.io", Resource: "leases", Namespace: "ns", Name: "m"}},
-		{"a create where names are given", Request{Verb: "create", Group: "coordination.k8s.io", Resource: "leases", Namespace: "ns"}},
+		{"a create of a resource granted by name only", Request{Verb: "create", Group: "coordination.k8s.io", Resource: "leases", Namespace: "ns"}},
 		{"a URL not granted", Request{Verb: "get", Path: "/debug/pprof"}},
 		{"a URL verb not granted", Request{Verb: "post", Path: "/metrics"}},
 	}

@@ -67,6 +67,7 @@ func TestDeriveRefuses(t *testing.T) {
 		{"a URL in a namespace", []Permission{{URL: "/x", Namespace: "a", Verbs: []string{"get"}}}, Options{ServiceAccount: saName}},
 		{"a relative URL", []Permission{{URL: "x", Verbs: []string{"get"}}}, Options{ServiceAccount: saName}},
 		{"an empty name", []Permission{{Resource: "pods", Names: []string{""}, Verbs: []string{"get"}}}, Options{ServiceAccount: saName}},
+		{"a create limited to names", []Permission{{Resource: "pods", Names: []string{"p"}, Verbs: []string{"get", "create"}}}, Options{ServiceAccount: saName}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -26,9 +26,10 @@ type Permission struct {
 	// ClusterRole).
 	Namespace string
 	// Names limits the permission to these objects (resourceNames).
-	// Empty means all. The authorizer knows no name for create, nor for a
-	// list or watch without a metadata.name field selector: a permission
-	// with Names does not allow those.
+	// Empty means all. The authorizer knows no name for a create (Derive
+	// refuses create with Names), nor for a list or watch without a
+	// metadata.name field selector: a permission with Names does not
+	// allow those.
 	Names []string
 	// URL is a non-resource URL ("/metrics", "/debug/*"), instead of a
 	// Group and Resource; it needs an empty Namespace.
@@ -72,6 +73,8 @@ func (p Permission) validate() string {
 		return "neither a resource nor a URL"
 	case slices.Contains(p.Names, ""):
 		return "an empty name"
+	case len(p.Names) > 0 && slices.Contains(p.Verbs, "create"):
+		return "create limited to names (a create has no name the authorizer could match: give it without Names)"
 	}
 	return ""
 }

@@ -2,6 +2,7 @@ package apipath
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,10 +52,23 @@ func FuzzSplit(f *testing.F) {
 		if len(got.Parts) == 0 {
 			t.Fatalf("Split(%q): no parts", p)
 		}
-		if got.InNamespace && got.Namespace == "" && got.Parts[0] != "" {
-			// An empty namespace segment is possible (//), a scoped one with
-			// no namespace at all is not.
-			t.Fatalf("Split(%q): in a namespace without one", p)
+		// Joined again, the pieces are the path.
+		segs := []string{"apis", got.Group, got.Version}
+		if got.Group == "" && strings.HasPrefix(strings.Trim(p, "/"), "api/") {
+			segs = []string{"api", got.Version}
+		}
+		if got.Watch {
+			segs = append(segs, "watch")
+		}
+		if got.Proxy {
+			segs = append(segs, "proxy")
+		}
+		if got.InNamespace {
+			segs = append(segs, "namespaces", got.Namespace)
+		}
+		segs = append(segs, got.Parts...)
+		if j := strings.Join(segs, "/"); j != strings.Trim(p, "/") {
+			t.Fatalf("Split(%q) = %+v: joined again %q", p, got, j)
 		}
 	})
 }
