@@ -82,9 +82,9 @@ type Options struct {
 	// no tracing.
 	TracerProvider trace.TracerProvider
 	// Permissions are API requests the program makes beyond what the
-	// Manager knows of (see Permissions): the writes and uncached reads
-	// of runnables other than controllers (a controller names its own in
-	// controller.Options.Permissions).
+	// Manager knows of (see Manager.Permissions): the writes and uncached
+	// reads of code that is neither a controller (which names its own in
+	// controller.Options.Permissions) nor another Permitted runnable.
 	Permissions []rbac.Permission
 	// Logger receives the Manager's records and is the default logger of
 	// its controllers, informers, client and leader election. Nil means

@@ -17,8 +17,9 @@ import (
 // and update by its name); create and patch of events.k8s.io Events when
 // an EventRecorder was made (in the namespaces the informers are limited
 // to, or everywhere); create of TokenReviews and SubjectAccessReviews with
-// SecureMetrics; and the permissions given in Options.Permissions and in
-// each controller's Options.Permissions (its writes).
+// SecureMetrics; and the permissions given in Options.Permissions and by
+// each runnable that is [Permitted] (a controller: those of its
+// controller.Options.Permissions, its writes).
 //
 // Call it once the controllers are set up (before Start is fine): a type
 // first read later, by a reader made in a reconcile, is not known yet;
@@ -68,10 +69,19 @@ func (m *Manager) Permissions(ctx context.Context) ([]rbac.Permission, error) {
 	perms = append(perms, m.opts.Permissions...)
 	m.mu.Lock()
 	for _, r := range m.runnables {
-		if c, ok := r.(*controller.Controller); ok {
-			perms = append(perms, c.Permissions()...)
+		if p, ok := r.(Permitted); ok {
+			perms = append(perms, p.Permissions()...)
 		}
 	}
 	m.mu.Unlock()
 	return perms, nil
 }
+
+// Permitted is a Runnable that names the API requests it makes (its
+// writes, its reads outside the Manager's informers), for
+// [Manager.Permissions]. A *controller.Controller is one.
+type Permitted interface {
+	Permissions() []rbac.Permission
+}
+
+var _ Permitted = (*controller.Controller)(nil)

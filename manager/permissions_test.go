@@ -55,6 +55,9 @@ func TestPermissionsFromWhatTheManagerKnows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := mgr.Add(permittedRunnable{{Group: "apps", Resource: "deployments", Verbs: []string{"create"}, Namespace: "a"}}); err != nil {
+		t.Fatal(err)
+	}
 	perms, err := mgr.Permissions(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +75,7 @@ func TestPermissionsFromWhatTheManagerKnows(t *testing.T) {
 		"get /custom",
 		"get,update leases.coordination.k8s.io [op] in namespace sys",
 		"list,watch deployments.apps in namespace a",
+		"create deployments.apps in namespace a",
 		"list,watch replicasets.apps",
 		"list,watch configmaps",
 		"list,watch secrets",
@@ -82,3 +86,9 @@ func TestPermissionsFromWhatTheManagerKnows(t *testing.T) {
 		t.Fatalf("permissions:\n%q\nwant\n%q", got, want)
 	}
 }
+
+// permittedRunnable is a Runnable that names its permissions.
+type permittedRunnable []rbac.Permission
+
+func (p permittedRunnable) Start(ctx context.Context) error { <-ctx.Done(); return nil }
+func (p permittedRunnable) Permissions() []rbac.Permission  { return p }
