@@ -12,7 +12,8 @@
 // controller's sources, read through readers), limited to the namespace
 // each informer is; the leader election Lease; Events when an event
 // recorder was made; the reviews of secure metrics. The writes are the
-// author's to name, next to the code that makes them:
+// author's to name, next to the code that makes them (a runnable other
+// than a controller has a Permissions method: manager.Permitted):
 //
 //	mgr.NewController(controller.Options{
 //		Sources:     []controller.Source{controller.For[*corev1.ConfigMap]{}},
