@@ -30,6 +30,7 @@ var layers = map[string]int{
 	"podexec":        3, // exec and attach over the WebSocket channel protocol
 	"portforward":    3, // port-forward over WebSocket: Dial, listeners
 	"proxy":          3, // the proxy subresource of pods and services
+	"rbac":           3, // RBAC rules derived, requests recorded, rules checked against them
 	"kubeconfig":     4,
 	"openapi":        4, // OpenAPI v3 documents: schemas of kinds, kubectl-explain lookups
 	"discovery":      4,
