@@ -194,7 +194,8 @@ func (p *Certificates) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, e
 
 // Bundle returns the PEM of every CA the webhook configurations must
 // trust now (nil before Start read the Secret), and a channel closed when
-// it changes. The returned bytes must not be modified.
+// it changes. When the first bundle is announced, GetCertificate has a
+// certificate. The returned bytes must not be modified.
 func (p *Certificates) Bundle() ([]byte, <-chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -260,10 +261,12 @@ func (p *Certificates) sync(ctx context.Context) (time.Duration, error) {
 		p.log.Info("webhookconfig: CA Secret updated", "secret", p.opts.Namespace+"/"+p.opts.Secret, "reason", reason)
 		state = next
 	}
-	p.setBundle(state.bundle())
+	// The certificate first: a reader woken by the bundle's change finds
+	// both.
 	if err := p.ensureServing(state.active, now); err != nil {
 		return 0, err
 	}
+	p.setBundle(state.bundle())
 	wake := p.sched.wake(state, now)
 	p.mu.Lock()
 	renew := p.renewAt()
