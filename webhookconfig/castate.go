@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,7 +35,7 @@ type caState struct {
 	active *certs.CA // signs serving certificates; nil when unusable
 	next   *certs.CA // trusted already, signs after promotion; nil when none
 	// trusted are the CA certificates of the bundle, in the Secret's
-	// order: active, next and retiring ones.
+	// order (oldest first): active, next and retiring ones.
 	trusted []*x509.Certificate
 }
 
@@ -157,8 +158,10 @@ func (p schedule) plan(s caState, now time.Time, newCA func() (*certs.CA, error)
 		out.active, out.next = out.next, nil
 		reasons = append(reasons, "the next CA signs from now on; the previous one stays trusted until it expires")
 	}
-	// The bundle: active first, then next, then the unexpired others of
-	// the old bundle (retiring CAs, and the previous signer).
+	// The bundle: active, next, and the unexpired others of the old bundle
+	// (retiring CAs, and the previous signer), oldest first, so that a
+	// promotion leaves it unchanged: kube-apiserver rebuilds its client of
+	// a webhook whose caBundle changed.
 	out.trusted = []*x509.Certificate{out.active.Cert}
 	if out.next != nil {
 		out.trusted = append(out.trusted, out.next.Cert)
@@ -186,6 +189,7 @@ func (p schedule) plan(s caState, now time.Time, newCA func() (*certs.CA, error)
 		}
 		out.trusted = append(out.trusted, c)
 	}
+	slices.SortStableFunc(out.trusted, func(a, b *x509.Certificate) int { return a.NotAfter.Compare(b.NotAfter) })
 	if dropped > 0 {
 		reasons = append(reasons, fmt.Sprintf("%d expired CA(s) left the bundle", dropped))
 	}

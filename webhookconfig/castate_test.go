@@ -54,6 +54,9 @@ func TestPlanRotatesTheCAWithOverlap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if state.active != nil && next.active != state.active && !equalCerts(next.trusted, state.trusted) {
+			t.Fatalf("at %s a promotion changed the bundle", now)
+		}
 		state = next
 		for _, c := range state.trusted {
 			if _, ok := trustedFrom[c.SerialNumber.String()]; !ok {
