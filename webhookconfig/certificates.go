@@ -211,7 +211,7 @@ func (p *Certificates) Start(ctx context.Context) error {
 		return ErrAlreadyStarted
 	}
 	retry := backoff.Backoff{Initial: time.Second / 2, Max: p.opts.Resync, Factor: 2, Jitter: 0.2}
-	failures := 0
+	failures, raced := 0, 0
 	for {
 		wait, err := p.sync(ctx)
 		switch {
@@ -219,18 +219,29 @@ func (p *Certificates) Start(ctx context.Context) error {
 			return nil
 		case errors.Is(err, ErrForeignSecret):
 			return err
+		case errors.Is(err, errRaced):
+			// Read again at once, then with backoff should it repeat.
+			if raced > 0 {
+				wait = retry.Jittered(retry.Delay(raced))
+			}
+			raced++
+			p.log.Debug("webhookconfig: another writer changed the CA Secret first; reading it again", "secret", p.opts.Namespace+"/"+p.opts.Secret)
 		case err != nil:
 			p.log.Warn("webhookconfig: provisioning the serving certificate failed; retrying", "secret", p.opts.Namespace+"/"+p.opts.Secret, "err", err)
 			failures++
 			wait = retry.Jittered(retry.Delay(failures))
 		default:
-			failures = 0
+			failures, raced = 0, 0
 		}
 		if err := clock.Sleep(ctx, p.clock, wait); err != nil {
 			return nil
 		}
 	}
 }
+
+// errRaced is returned by sync when another writer changed the Secret
+// between its read and its update.
+var errRaced = errors.New("the CA Secret changed since it was read")
 
 // sync brings the Secret and the serving certificate up to date once and
 // returns how long to wait before the next sync.
@@ -254,7 +265,7 @@ func (p *Certificates) sync(ctx context.Context) (time.Duration, error) {
 		sec.Data = data
 		if _, err := p.c.Update(ctx, sec, metav1.UpdateOptions{}); err != nil {
 			if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-				return 0, nil // another replica wrote first: read its outcome
+				return 0, errRaced // another replica wrote first: read its outcome
 			}
 			return 0, fmt.Errorf("updating Secret %s/%s: %w", p.opts.Namespace, p.opts.Secret, err)
 		}

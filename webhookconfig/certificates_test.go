@@ -154,9 +154,14 @@ func equal(a, b []string) bool {
 func TestCertificatesRotateBeforeExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := newFake(t)
-		var reps []*webhookconfig.Certificates
+		var (
+			reps []*webhookconfig.Certificates
+			logs syncBuffer
+		)
 		for range 2 {
-			p, err := webhookconfig.NewCertificates(c, certOpts())
+			opts := certOpts()
+			opts.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			p, err := webhookconfig.NewCertificates(c, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,7 +192,14 @@ func TestCertificatesRotateBeforeExpiry(t *testing.T) {
 		if len(cas) < 3 || len(leaves) < 20 || announced < 4 {
 			t.Fatalf("over 360h: %d signing CAs, %d serving certificates, %d bundle changes; want at least 3, 20 and 4", len(cas), len(leaves), announced)
 		}
-		t.Logf("over 360h: %d signing CAs, %d serving certificates, %d bundle changes", len(cas), len(leaves), announced)
+		// Both replicas see each rotation due at the same moment: one
+		// writes it, the other's update conflicts and it reads the winner's.
+		raced := strings.Count(logs.String(), "another writer changed the CA Secret first")
+		updated := strings.Count(logs.String(), "CA Secret updated")
+		if raced == 0 || updated < 2*(len(cas)-1) {
+			t.Errorf("%d updates of the Secret and %d lost races; want at least %d updates (a next CA added, then promoted, per rotation) and some races", updated, raced, 2*(len(cas)-1))
+		}
+		t.Logf("over 360h: %d signing CAs, %d serving certificates, %d bundle changes, %d Secret updates, %d lost races", len(cas), len(leaves), announced, updated, raced)
 	})
 }
 
