@@ -291,7 +291,7 @@ func (p *Certificates) sync(ctx context.Context) (time.Duration, error) {
 
 // secret gets the CA Secret, creating it (with a new CA) when absent.
 func (p *Certificates) secret(ctx context.Context) (*corev1.Secret, error) {
-	for {
+	for range 3 {
 		sec, err := p.c.Get(ctx, p.opts.Secret, metav1.GetOptions{})
 		if err == nil {
 			if sec.Labels[ManagedLabel] != "true" {
@@ -327,10 +327,11 @@ func (p *Certificates) secret(ctx context.Context) (*corev1.Secret, error) {
 			return nil, fmt.Errorf("creating Secret %s/%s: %w", p.opts.Namespace, p.opts.Secret, err)
 		}
 	}
+	return nil, errRaced // created and deleted again by others, over and over
 }
 
 func (p *Certificates) newCA() (*certs.CA, error) {
-	return certs.NewCA(certs.CAOptions{CommonName: p.opts.Service + "." + p.opts.Namespace + " webhook CA", Validity: p.opts.CAValidity, Clock: p.clock})
+	return certs.NewCA(certs.CAOptions{CommonName: "webhook CA " + p.opts.Namespace + "/" + p.opts.Secret, Validity: p.opts.CAValidity, Clock: p.clock})
 }
 
 func (p *Certificates) setBundle(b []byte) {

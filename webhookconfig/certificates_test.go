@@ -26,14 +26,21 @@ import (
 // newFake returns a client of an in-process fake API server; call it in
 // the synctest bubble that uses it.
 func newFake(t *testing.T) *client.Client {
+	_, c := newFakeServer(t)
+	return c
+}
+
+func newFakeServer(t *testing.T) (*fake.Server, *client.Client) {
 	t.Helper()
 	srv := fake.NewServer(fake.Options{})
 	t.Cleanup(srv.Close)
-	rc, err := rest.NewClient(srv.InProcessConfig())
+	cfg := srv.InProcessConfig()
+	cfg.MaxRetries = -1
+	rc, err := rest.NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return client.New(rc, client.Options{})
+	return srv, client.New(rc, client.Options{})
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -273,4 +280,41 @@ func TestCertificatesOptionsAreChecked(t *testing.T) {
 	if _, err := webhookconfig.NewCertificates(c, webhookconfig.CertificatesOptions{Namespace: "ns", Secret: "s", IPs: []net.IP{net.IPv4(127, 0, 0, 1)}}); err != nil {
 		t.Errorf("a Secret and IPs: %v", err)
 	}
+}
+
+// Failing API calls are retried with backoff, and a Secret deleted while
+// the replicas run is made again with a new CA, which the bundle then
+// trusts.
+func TestCertificatesRecoverFromFailuresAndADeletedSecret(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, c := newFakeServer(t)
+		var logs syncBuffer
+		opts := certOpts()
+		opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		srv.FailNext(fake.Match{Verb: "get", Resource: "secrets"}, 3, metav1.Status{Code: 500, Reason: metav1.StatusReasonInternalError, Message: "injected"})
+		p, err := webhookconfig.NewCertificates(c, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kubegotest.Start(t, p)
+		synctest.Wait()
+		if _, err := p.GetCertificate(nil); !errors.Is(err, webhookconfig.ErrNoCertificate) {
+			t.Fatalf("GetCertificate while the API fails = %v, want ErrNoCertificate", err)
+		}
+		time.Sleep(time.Minute) // more than the backoff of three failures
+		synctest.Wait()
+		first := verify(t, p, "widgets-webhook")
+		if n := strings.Count(logs.String(), "injected"); n != 3 {
+			t.Fatalf("%d failures logged, want 3:\n%s", n, logs.String())
+		}
+
+		if err := client.Typed[*corev1.Secret](c).Namespace("default").Delete(t.Context(), "widgets-webhook-webhook-ca", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(opts.Resync)
+		synctest.Wait()
+		if second := verify(t, p, "widgets-webhook"); string(second.AuthorityKeyId) == string(first.AuthorityKeyId) {
+			t.Fatal("the deleted Secret's CA still signs")
+		}
+	})
 }
