@@ -70,7 +70,7 @@ func TestConfigurationsFollowTheRegisteredHandlers(t *testing.T) {
 	})
 	webhookconfig.Default[Widget](set, "/default-widgets", noDefaults, webhookconfig.Admission{Subresources: []string{"status"}})
 	webhookconfig.Validate[corev1.Pod](set, "/validate-pods", allowPods, webhookconfig.Admission{Name: "pods.example.com", NamespaceSelector: sel})
-	webhookconfig.Convert[*Widget](set, "/convert-widgets", conversion.New(conversion.Options{}))
+	webhookconfig.Convert[Widget](set, "/convert-widgets", conversion.New(conversion.Options{}))
 
 	for _, path := range []string{"/validate-widgets", "/default-widgets", "/validate-pods", "/convert-widgets"} {
 		if _, pattern := mux.Handler(&http.Request{Method: "POST", URL: mustURL(t, path)}); pattern != path {
@@ -175,7 +175,7 @@ func TestConfigurationsRefuseWhatCannotWork(t *testing.T) {
 		}, svc, webhookconfig.ErrInvalidWebhook},
 		{"a conversion webhook of a built-in kind", func() *webhookconfig.Set {
 			s := webhookconfig.NewSet("w", http.NewServeMux())
-			webhookconfig.Convert[*corev1.Pod](s, "/c", conversion.New(conversion.Options{}))
+			webhookconfig.Convert[corev1.Pod](s, "/c", conversion.New(conversion.Options{}))
 			return s
 		}, svc, webhookconfig.ErrInvalidWebhook},
 	} {

@@ -132,7 +132,7 @@ func TestIntegrationConversionWebhookWithProvisionedCertificate(t *testing.T) {
 		_, err := fmt.Sscanf(in.Spec.Length, "%dcm", &out.Spec.Size)
 		return err
 	})
-	webhookconfig.Convert[*GadgetV1](set, "/convert", wh)
+	webhookconfig.Convert[GadgetV1](set, "/convert", wh)
 	kubegotest.Start(t, provisioner)
 	kubegotest.Start(t, srv)
 	<-srv.Serving()

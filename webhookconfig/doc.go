@@ -15,7 +15,7 @@
 //	webhookconfig.Validate[Widget](set, "/validate-widgets", rules, webhookconfig.Admission{
 //		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
 //	})
-//	webhookconfig.Convert[*Widget](set, "/convert-widgets", conv)
+//	webhookconfig.Convert[Widget](set, "/convert-widgets", conv)
 //	cfgs, err := set.Configurations(ctx, cli, webhookconfig.Target{
 //		Service: &webhookconfig.Service{Namespace: "widgets-system", Name: "widgets-webhook"},
 //	})

@@ -125,11 +125,14 @@ func Default[T any, P interface {
 
 // Convert mounts wh at path as the conversion webhook of the
 // CustomResourceDefinition that serves T (any of its versions).
-func Convert[T informer.Object](s *Set, path string, wh *conversion.Webhook) {
+func Convert[T any, P interface {
+	*T
+	informer.Object
+}](s *Set, path string, wh *conversion.Webhook) {
 	s.mux.Handle(path, wh)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conversions = append(s.conversions, conversionRegistration{path: path, resolve: resolver[T]()})
+	s.conversions = append(s.conversions, conversionRegistration{path: path, resolve: resolver[P]()})
 }
 
 func (s *Set) add(r registration) {
