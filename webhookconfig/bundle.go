@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/backoff"
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/informer"
@@ -89,19 +90,27 @@ func NewBundleUpdater(c *client.Client, src BundleSource, opts BundleOptions) (*
 func (u *BundleUpdater) NeedLeaderElection() bool { return true }
 
 // Start keeps the caBundles until ctx ends, then returns nil. Failures
-// are logged and retried at the next change or Resync.
+// are logged and retried with backoff (at most Resync apart), and at the
+// next change of the bundle.
 func (u *BundleUpdater) Start(ctx context.Context) error {
 	if !u.started.CompareAndSwap(false, true) {
 		return ErrAlreadyStarted
 	}
+	retry := backoff.Backoff{Initial: time.Second / 2, Max: u.opts.Resync, Factor: 2, Jitter: 0.2}
+	failures := 0
 	for {
 		bundle, changed := u.src.Bundle()
+		wait := u.opts.Resync
 		if len(bundle) > 0 {
 			if err := u.Sync(ctx, bundle); err != nil && ctx.Err() == nil {
-				u.log.Warn("webhookconfig: keeping caBundles failed; retrying", "err", err)
+				failures++
+				wait = retry.Jittered(retry.Delay(failures))
+				u.log.Warn("webhookconfig: keeping caBundles failed; retrying", "err", err, "after", wait)
+			} else {
+				failures = 0
 			}
 		}
-		tick, stop := clock.NewTimer(u.clock, u.opts.Resync)
+		tick, stop := clock.NewTimer(u.clock, wait)
 		select {
 		case <-ctx.Done():
 			stop()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubego/kubego/certs"
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/webhookconfig"
 )
@@ -229,3 +230,29 @@ func TestBundleOptionsAreChecked(t *testing.T) {
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// A patch that fails is retried with backoff, well before the next Resync.
+func TestUpdaterRetriesFailedPatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv, c := newFakeServer(t)
+		installObjects(t, c, nil)
+		srv.FailNext(fake.Match{Verb: "patch", Resource: "mutatingwebhookconfigurations"}, 2, metav1.Status{Code: 500, Reason: metav1.StatusReasonInternalError, Message: "injected"})
+		bundle := caPEM(t)
+		u, err := webhookconfig.NewBundleUpdater(c, newSource(bundle), webhookconfig.BundleOptions{Mutating: []string{"widgets"}, Logger: quiet()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kubegotest.Start(t, u)
+		time.Sleep(5 * time.Second) // the backoff of two failures, far below DefaultResync
+		synctest.Wait()
+		m, err := client.Typed[*admissionregistrationv1.MutatingWebhookConfiguration](c).Get(t.Context(), "widgets", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range m.Webhooks {
+			if string(w.ClientConfig.CABundle) != string(bundle) {
+				t.Fatalf("webhook %s trusts %q after the failures, want the bundle", w.Name, w.ClientConfig.CABundle)
+			}
+		}
+	})
+}
