@@ -236,7 +236,7 @@ func TestUpdaterRetriesFailedPatches(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv, c := newFakeServer(t)
 		installObjects(t, c, nil)
-		srv.FailNext(fake.Match{Verb: "patch", Resource: "mutatingwebhookconfigurations"}, 2, metav1.Status{Code: 500, Reason: metav1.StatusReasonInternalError, Message: "injected"})
+		srv.FailNext(fake.Match{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}, 2, metav1.Status{Code: 500, Reason: metav1.StatusReasonInternalError, Message: "injected"})
 		bundle := caPEM(t)
 		u, err := webhookconfig.NewBundleUpdater(c, newSource(bundle), webhookconfig.BundleOptions{Mutating: []string{"widgets"}, Logger: quiet()})
 		if err != nil {
