@@ -18,7 +18,10 @@ import (
 type Target struct {
 	// Service is the Service in front of the server, in a cluster:
 	// kube-apiserver calls https://<name>.<namespace>.svc:<port><path>.
-	Service *Service
+	// Its Port nil means 443; its Path must be empty (each webhook has
+	// the path it was registered with). install.Operator.WebhookService
+	// returns one.
+	Service *admissionregistrationv1.ServiceReference
 	// URL is the server's base URL, "https://host:port", for a server
 	// outside the cluster or a test's server on loopback; each webhook's
 	// path is appended.
@@ -26,13 +29,6 @@ type Target struct {
 	// CABundle is the PEM of the CAs kube-apiserver trusts for the
 	// server; it may be empty when a BundleUpdater fills it in.
 	CABundle []byte
-}
-
-// Service names the Service in front of the webhook server.
-type Service struct {
-	Namespace, Name string
-	// Port is the Service's port; zero is 443.
-	Port int32
 }
 
 // Configurations are the objects a Set makes: nil Mutating or Validating
@@ -70,8 +66,8 @@ func (s *Set) Configurations(ctx context.Context, c *client.Client, t Target) (*
 	if t.URL != "" && !strings.HasPrefix(t.URL, "https://") {
 		return nil, fmt.Errorf("%w: the Target URL %q is not https", ErrInvalidWebhook, t.URL)
 	}
-	if t.Service != nil && (t.Service.Namespace == "" || t.Service.Name == "") {
-		return nil, fmt.Errorf("%w: the Target Service needs a namespace and a name", ErrInvalidWebhook)
+	if t.Service != nil && (t.Service.Namespace == "" || t.Service.Name == "" || t.Service.Path != nil) {
+		return nil, fmt.Errorf("%w: the Target Service needs a namespace and a name, and no path", ErrInvalidWebhook)
 	}
 	regs, convs := s.registrations()
 	if len(regs)+len(convs) == 0 {
@@ -200,9 +196,9 @@ func checkPath(path string, seen map[string]bool) error {
 func (t Target) clientConfig(path string) admissionregistrationv1.WebhookClientConfig {
 	cc := admissionregistrationv1.WebhookClientConfig{CABundle: slices.Clone(t.CABundle)}
 	if t.Service != nil {
-		port := t.Service.Port
-		if port == 0 {
-			port = 443
+		port := int32(443)
+		if t.Service.Port != nil {
+			port = *t.Service.Port
 		}
 		p := path
 		cc.Service = &admissionregistrationv1.ServiceReference{Namespace: t.Service.Namespace, Name: t.Service.Name, Path: &p, Port: &port}

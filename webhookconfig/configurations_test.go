@@ -80,7 +80,7 @@ func TestConfigurationsFollowTheRegisteredHandlers(t *testing.T) {
 
 	bundle := []byte("-----BEGIN CERTIFICATE-----\n")
 	cfgs, err := set.Configurations(t.Context(), offlineClient(t), webhookconfig.Target{
-		Service: &webhookconfig.Service{Namespace: "widgets-system", Name: "widgets-webhook"}, CABundle: bundle,
+		Service: &admissionregistrationv1.ServiceReference{Namespace: "widgets-system", Name: "widgets-webhook"}, CABundle: bundle,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestConfigurationsFollowTheRegisteredHandlers(t *testing.T) {
 }
 
 func TestConfigurationsRefuseWhatCannotWork(t *testing.T) {
-	svc := webhookconfig.Target{Service: &webhookconfig.Service{Namespace: "ns", Name: "svc"}}
+	svc := webhookconfig.Target{Service: &admissionregistrationv1.ServiceReference{Namespace: "ns", Name: "svc"}}
 	for _, tc := range []struct {
 		name   string
 		set    func() *webhookconfig.Set
@@ -156,6 +156,7 @@ func TestConfigurationsRefuseWhatCannotWork(t *testing.T) {
 		}, svc, webhookconfig.ErrInvalidWebhook},
 		{"both a Service and a URL", oneWebhook, webhookconfig.Target{Service: svc.Service, URL: "https://x"}, webhookconfig.ErrInvalidWebhook},
 		{"neither", oneWebhook, webhookconfig.Target{}, webhookconfig.ErrInvalidWebhook},
+		{"a Service with a path", oneWebhook, webhookconfig.Target{Service: &admissionregistrationv1.ServiceReference{Namespace: "ns", Name: "svc", Path: ptr("/x")}}, webhookconfig.ErrInvalidWebhook},
 		{"a plain http URL", oneWebhook, webhookconfig.Target{URL: "http://x"}, webhookconfig.ErrInvalidWebhook},
 		{"a path without a slash", func() *webhookconfig.Set {
 			s := webhookconfig.NewSet("w", noMux{})
@@ -219,3 +220,5 @@ func mustURL(t *testing.T, path string) *url.URL {
 	}
 	return u
 }
+
+func ptr[T any](v T) *T { return &v }

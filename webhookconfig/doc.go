@@ -17,7 +17,7 @@
 //	})
 //	webhookconfig.Convert[Widget](set, "/convert-widgets", conv)
 //	cfgs, err := set.Configurations(ctx, cli, webhookconfig.Target{
-//		Service: &webhookconfig.Service{Namespace: "widgets-system", Name: "widgets-webhook"},
+//		Service: &admissionregistrationv1.ServiceReference{Namespace: "widgets-system", Name: "widgets-webhook"},
 //	})
 //
 // The rules name the resource of the handler's Go type, as the client

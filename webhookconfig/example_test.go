@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubego/kubego/client"
@@ -34,7 +35,7 @@ func ExampleSet() {
 
 	rc, _ := rest.NewClient(&rest.Config{Host: "https://unused.example"}) // maps built-in kinds offline
 	cfgs, err := set.Configurations(context.Background(), client.New(rc, client.Options{}), webhookconfig.Target{
-		Service: &webhookconfig.Service{Namespace: "settings-system", Name: "settings-webhook"},
+		Service: &admissionregistrationv1.ServiceReference{Namespace: "settings-system", Name: "settings-webhook"},
 	})
 	if err != nil {
 		fmt.Println(err)
