@@ -45,6 +45,7 @@ var layers = map[string]int{
 	"kubegotest":     6, // test helpers: polling, test logger, events of an object
 	"authfilter":     6, // TokenReview + SubjectAccessReview in front of an HTTP handler
 	"fleet":          6, // a cluster (client + informer factory + lifecycle) and providers of clusters
+	"webhookconfig":  6, // webhook configurations from handlers, serving certificates from a CA Secret, caBundle upkeep
 	"testenv":        7, // installs CRDs with package crd; kubeletstub: a stand-in kubelet
 	"install":        7, // an operator's installation: manifests, install, uninstall
 	"controller":     7,
