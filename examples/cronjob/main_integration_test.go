@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"testing"
@@ -52,7 +53,7 @@ func TestIntegrationProgramRuns(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(runCtx, kubegotest.Logger(t, nil), flags{kubeconfig: kubeconfig, certDir: certDir, webhookAddr: "127.0.0.1:0", installCRD: true})
+		done <- run(runCtx, kubegotest.Logger(t, nil), flags{kubeconfig: kubeconfig, certDir: certDir, webhookAddr: "127.0.0.1:0", installCRD: true}, io.Discard)
 	}()
 
 	rc, err := rest.NewClient(cp.Config())

@@ -10,6 +10,7 @@ import (
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/manager"
 	"github.com/kubego/kubego/objects"
+	"github.com/kubego/kubego/rbac"
 	"github.com/kubego/kubego/record"
 )
 
@@ -79,6 +80,14 @@ func Setup(mgr *manager.Manager, opts Options) (*kubecontroller.Controller, erro
 		Name:       "cronjob",
 		Reconciler: r,
 		Clock:      opts.Clock,
+		// The writes, for the derived RBAC (reads come from the caches,
+		// whose list and watch the Manager knows): the Jobs it runs and
+		// deletes (a Job that already exists is read back), and the
+		// CronJob's status.
+		Permissions: []rbac.Permission{
+			{Group: "batch", Resource: "jobs", Verbs: []string{"create", "get", "delete"}},
+			{Group: v1.GroupVersion.Group, Resource: "cronjobs/status", Verbs: []string{"patch"}},
+		},
 		Sources: []kubecontroller.Source{
 			// Every change, its own status writes included: a status
 			// patch made from a cached CronJob that lagged behind an

@@ -25,6 +25,7 @@ import (
 	v1 "github.com/kubego/kubego/examples/cronjob/api/v1"
 	"github.com/kubego/kubego/examples/cronjob/cron"
 	"github.com/kubego/kubego/webhook/admission"
+	"github.com/kubego/kubego/webhookconfig"
 )
 
 // The paths the webhooks are served at (the kubebuilder project's).
@@ -106,6 +107,15 @@ func Validating() admission.Handler {
 // *http.ServeMux.
 type Mux interface {
 	Handle(pattern string, h http.Handler)
+}
+
+// Add registers the defaulting webhook at DefaultPath and the validating
+// one at ValidatePath in set, which mounts them on its server and makes
+// their configurations (creates and updates of CronJobs, failure policy
+// Fail).
+func Add(set *webhookconfig.Set) {
+	webhookconfig.Default[v1.CronJob](set, DefaultPath, admission.DefaulterFunc[*v1.CronJob](Default), webhookconfig.Admission{})
+	webhookconfig.Validate[v1.CronJob](set, ValidatePath, validator, webhookconfig.Admission{})
 }
 
 // Register serves the defaulting webhook at DefaultPath and the validating
