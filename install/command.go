@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubego/kubego/dynamic"
 	"github.com/kubego/kubego/kubeconfig"
+	"github.com/kubego/kubego/rest"
 )
 
 // ErrUsage is wrapped by Command's error for arguments it cannot parse.
@@ -17,16 +18,17 @@ var ErrUsage = errors.New("install: usage")
 // Command runs the installation subcommand args names, if it names one,
 // so that an operator's own binary installs it:
 //
-//	manifests             print the installation as YAML
-//	install [-kubeconfig PATH]    apply it to the cluster
-//	uninstall [-kubeconfig PATH] [-keep-crds]  remove what install added
+//	manifests               print the installation as YAML
+//	install                 apply it to the cluster
+//	uninstall [-keep-crds]  remove what install added
 //
 // It returns handled false, doing nothing, when args is empty or its
 // first element is none of these: the program then runs as usual. Output
 // and the result of install and uninstall go to out. The cluster is
-// reached as kubeconfig.Load finds it (-kubeconfig, $KUBECONFIG,
-// in-cluster, ~/.kube/config).
-func Command(ctx context.Context, args []string, o Operator, out io.Writer) (handled bool, err error) {
+// reached through cfg, the program's own configuration; nil means as
+// kubeconfig.Load finds it ($KUBECONFIG, in-cluster, ~/.kube/config).
+// manifests never reaches it.
+func Command(ctx context.Context, args []string, o Operator, cfg *rest.Config, out io.Writer) (handled bool, err error) {
 	if len(args) == 0 {
 		return false, nil
 	}
@@ -36,7 +38,6 @@ func Command(ctx context.Context, args []string, o Operator, out io.Writer) (han
 	}
 	fs := flag.NewFlagSet(sub, flag.ContinueOnError)
 	fs.SetOutput(out)
-	path := fs.String("kubeconfig", "", "kubeconfig file")
 	keep := fs.Bool("keep-crds", false, "uninstall: keep the CustomResourceDefinitions and every custom object")
 	if err := fs.Parse(args[1:]); err != nil {
 		return true, fmt.Errorf("%w: %w", ErrUsage, err)
@@ -51,11 +52,14 @@ func Command(ctx context.Context, args []string, o Operator, out io.Writer) (han
 		}
 		return true, WriteYAML(out, objs)
 	}
-	cc, err := kubeconfig.Load(kubeconfig.Options{Path: *path})
-	if err != nil {
-		return true, err
+	if cfg == nil {
+		cc, err := kubeconfig.Load(kubeconfig.Options{})
+		if err != nil {
+			return true, err
+		}
+		cfg = cc.Config
 	}
-	dc, err := dynamic.NewForConfig(cc.Config, dynamic.Options{})
+	dc, err := dynamic.NewForConfig(cfg, dynamic.Options{})
 	if err != nil {
 		return true, err
 	}

@@ -15,7 +15,7 @@
 //
 // [Command] gives the program three subcommands:
 //
-//	if handled, err := install.Command(ctx, os.Args[1:], op, os.Stdout); handled {
+//	if handled, err := install.Command(ctx, flag.Args(), op, cfg, os.Stdout); handled {
 //		// manifests | install | uninstall ran; err is its outcome
 //	}
 //

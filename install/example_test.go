@@ -17,6 +17,6 @@ func ExampleCommand() {
 	// In main, before starting the Manager: `labeler manifests`,
 	// `labeler install` and `labeler uninstall` are handled here.
 	args := []string{"manifests"}
-	handled, err := install.Command(context.Background(), args, op, os.Stdout)
+	handled, err := install.Command(context.Background(), args, op, nil, os.Stdout)
 	fmt.Fprintln(os.Stderr, handled, err)
 }

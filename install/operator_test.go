@@ -79,7 +79,7 @@ func TestObjectsRunTheOperatorAsARestrictedPod(t *testing.T) {
 func TestCommandPrintsManifestsThatReadBack(t *testing.T) {
 	o := install.Operator{Name: "op", Namespace: "op-system", Image: "example.com/op:v1"}
 	var out bytes.Buffer
-	handled, err := install.Command(context.Background(), []string{"manifests"}, o, &out)
+	handled, err := install.Command(context.Background(), []string{"manifests"}, o, nil, &out)
 	if !handled || err != nil {
 		t.Fatalf("Command(manifests) = %v, %v", handled, err)
 	}
@@ -95,11 +95,11 @@ func TestCommandPrintsManifestsThatReadBack(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{nil, {"run"}, {"-v"}} {
-		if handled, _ := install.Command(context.Background(), args, o, &out); handled {
+		if handled, _ := install.Command(context.Background(), args, o, nil, &out); handled {
 			t.Errorf("Command(%q) handled arguments that are not its subcommands", args)
 		}
 	}
-	if _, err := install.Command(context.Background(), []string{"install", "extra"}, o, &out); !errors.Is(err, install.ErrUsage) {
+	if _, err := install.Command(context.Background(), []string{"install", "extra"}, o, nil, &out); !errors.Is(err, install.ErrUsage) {
 		t.Errorf("Command(install extra) = %v, want ErrUsage", err)
 	}
 }

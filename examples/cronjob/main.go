@@ -113,7 +113,7 @@ func run(ctx context.Context, log *slog.Logger, f flags, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if handled, err := install.Command(ctx, f.args, op.install, out); handled {
+	if handled, err := install.Command(ctx, f.args, op.install, cfg, out); handled {
 		return err
 	}
 	if len(f.args) > 0 {
@@ -126,7 +126,7 @@ func run(ctx context.Context, log *slog.Logger, f flags, out io.Writer) error {
 	}
 	err = op.mgr.Start(ctx)
 	if f.rbacReport != "" {
-		if werr := writeReport(f.rbacReport, rec.Requests()); werr != nil && err == nil {
+		if werr := writeReport(f.rbacReport, &rec); werr != nil && err == nil {
 			err = werr
 		}
 	}
@@ -244,9 +244,13 @@ func setup(ctx context.Context, log *slog.Logger, cfg *rest.Config, f flags) (*o
 	return &operator{mgr: mgr, install: op}, nil
 }
 
-// writeReport writes the recorded requests as JSON.
-func writeReport(path string, reqs []rbac.Request) error {
-	b, err := json.MarshalIndent(reqs, "", "  ")
+// writeReport writes the recorded requests, and those the server
+// refused, as JSON.
+func writeReport(path string, rec *rbac.Recorder) error {
+	b, err := json.MarshalIndent(struct {
+		Requests  []rbac.Request
+		Forbidden []rbac.Request
+	}{rec.Requests(), rec.Forbidden()}, "", "  ")
 	if err != nil {
 		return err
 	}

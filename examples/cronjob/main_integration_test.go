@@ -53,7 +53,7 @@ func TestIntegrationProgramRuns(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(runCtx, kubegotest.Logger(t, nil), flags{kubeconfig: kubeconfig, certDir: certDir, webhookAddr: "127.0.0.1:0", installCRD: true}, io.Discard)
+		done <- run(runCtx, kubegotest.Logger(t, nil), flags{kubeconfig: kubeconfig, namespace: "default", certDir: certDir, webhookAddr: "127.0.0.1:0", healthAddr: "127.0.0.1:0", installCRD: true}, io.Discard)
 	}()
 
 	rc, err := rest.NewClient(cp.Config())
@@ -79,6 +79,11 @@ func TestIntegrationProgramRuns(t *testing.T) {
 		},
 	}
 	kubegotest.Eventually(ctx, t, func(ctx context.Context) error {
+		select {
+		case err := <-done:
+			t.Fatalf("run returned early: %v", err)
+		default:
+		}
 		_, err := cronJobs.Create(ctx, cj, metav1.CreateOptions{}) // served once the program installed the CRD
 		return err
 	})
