@@ -198,11 +198,11 @@ type kindSource[T informer.Object] struct {
 	// read concurrently with start.
 	infp     atomic.Pointer[informer.Informer[T]]
 	coldFrom *binder
-	owner  schema.GroupKind
-	reg    *informer.Registration
-	q      enqueuer
-	ctx    context.Context // passed to mapFn
-	cancel context.CancelFunc
+	owner    schema.GroupKind
+	reg      *informer.Registration
+	q        enqueuer
+	ctx      context.Context // passed to mapFn
+	cancel   context.CancelFunc
 }
 
 func (s *kindSource[T]) String() string {
