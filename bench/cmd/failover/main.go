@@ -19,6 +19,7 @@
 //
 //	go run ./cmd/failover -n 20000
 //	go run ./cmd/failover -n 20000,100000 -runs 3
+//	go run ./cmd/failover -render   # failover.md and the docs again from failover.json
 //
 // It writes results/failover.json and results/failover.md, and the
 // generated "failover" section of docs/failover.md.
@@ -64,7 +65,15 @@ func main() {
 	flag.DurationVar(&o.coldSettle, "cold-settle", 5*time.Second, "how long a cold standby runs before its memory is read")
 	flag.StringVar(&o.out, "out", "results", "directory of failover.json and failover.md")
 	flag.StringVar(&o.docs, "docs", "..", "repository root whose docs/failover.md gets the generated table; empty writes none")
+	onlyRender := flag.Bool("render", false, "only write failover.md and the docs' table again from failover.json")
 	flag.Parse()
+	if *onlyRender {
+		if err := render(o); err != nil {
+			fmt.Fprintln(os.Stderr, "failover:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	for _, s := range strings.Split(*ns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n <= 0 {

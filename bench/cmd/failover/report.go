@@ -20,6 +20,10 @@ type report struct {
 
 func write(o options, results []result, load string) error {
 	rep := report{When: time.Now().UTC().Format(time.RFC3339), Load: load, Results: results}
+	return rep.write(o)
+}
+
+func (rep report) write(o options) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
@@ -53,8 +57,33 @@ func (rep report) median(scenario string, n int, get func(result) float64) (floa
 	if len(xs) == 0 {
 		return 0, 0
 	}
+	return median(xs), len(xs)
+}
+
+// median returns the middle value of xs, or the mean of the two middle
+// ones.
+func median(xs []float64) float64 {
+	xs = slices.Clone(xs)
 	slices.Sort(xs)
-	return xs[len(xs)/2], len(xs)
+	k := len(xs) / 2
+	if len(xs)%2 == 0 {
+		return (xs[k-1] + xs[k]) / 2
+	}
+	return xs[k]
+}
+
+// render writes failover.md and the docs' section again from
+// failover.json.
+func render(o options) error {
+	b, err := os.ReadFile(filepath.Join(o.out, "failover.json"))
+	if err != nil {
+		return err
+	}
+	var rep report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return err
+	}
+	return rep.write(o)
 }
 
 func (rep report) sizes() []int {
@@ -117,8 +146,7 @@ func (rep report) markdown() string {
 						b.WriteString(" – |")
 						continue
 					}
-					slices.Sort(xs)
-					fmt.Fprintf(&b, " %.0f |", xs[len(xs)/2])
+					fmt.Fprintf(&b, " %.0f |", median(xs))
 				}
 			}
 			b.WriteString("\n")

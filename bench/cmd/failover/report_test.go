@@ -20,6 +20,7 @@ func TestMarkdownShowsMediansSideBySideAndFailures(t *testing.T) {
 		"| 10 | SIGTERM | warm | 0.03 | 0.04 | 0.70 | 1.00 | 1.50 | 2.00 |",
 		"| 10 | SIGKILL | cold | – | – | – | – | – | – |",
 		"| 10 | warm | 6 | 32 | 5 | 40 |",
+		"| 10 | SIGKILL | warm |",
 		"controller-runtime/cold/kill, 10 objects, run 1: no \"first\" after 15m\n",
 	} {
 		if !strings.Contains(md, want) {
