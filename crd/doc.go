@@ -29,4 +29,20 @@
 // updates instead of failing) and returns once every one is Established
 // and each of its served versions answers a LIST, which is when clients
 // and informers of the new resources can start.
+//
+// # Changing the storage version
+//
+// kube-apiserver stores each object in the version that was the storage
+// version when the object was last written, and lists every version ever
+// stored in status.storedVersions; a version still listed there cannot be
+// removed from the definition. After making a new version the storage
+// version, MigrateStorage (or a Migrator run by a leader-elected Manager)
+// rewrites every object so that the server stores it in the new version,
+// paginated, rate limited, resuming after a restart from the progress it
+// keeps in the definition's MigrationAnnotation, and then removes the
+// other versions from status.storedVersions:
+//
+//	mgr.Add(&crd.Migrator{Client: dc, Names: []string{"cronjobs.batch.tutorial.kubebuilder.io"}})
+//
+// Once it has, the old version can leave the definition's Versions.
 package crd

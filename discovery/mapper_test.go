@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/clock/clocktest"
@@ -117,5 +118,39 @@ func TestConcurrentMissesShareOneRefresh(t *testing.T) {
 	}
 	if n := f.count.Load(); n != 4 {
 		t.Fatalf("%d requests, want 4 (one shared refresh)", n)
+	}
+}
+
+func TestRESTMapperAsAMetaRESTMapper(t *testing.T) {
+	f := &fakeDiscovery{aggregated: true}
+	m := discovery.NewRESTMapper(discovery.New(newServer(t, f), discovery.Options{}), discovery.MapperOptions{}).Meta(t.Context())
+	deploy := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	if got, err := m.ResourceFor(schema.GroupVersionResource{Resource: "deploy"}); err != nil || got != deploy {
+		t.Errorf("ResourceFor(deploy) = %v, %v", got, err)
+	}
+	if got, err := m.KindsFor(schema.GroupVersionResource{Resource: "deployments"}); err != nil || len(got) != 1 || got[0].Kind != "Deployment" {
+		t.Errorf("KindsFor(deployments) = %v, %v", got, err)
+	}
+	mp, err := m.RESTMapping(schema.GroupKind{Group: "apps", Kind: "Deployment"})
+	if err != nil || mp.Resource != deploy || mp.Scope.Name() != meta.RESTScopeNameNamespace {
+		t.Errorf("RESTMapping(Deployment) = %+v, %v", mp, err)
+	}
+	mp, err = m.RESTMapping(schema.GroupKind{Kind: "Node"})
+	if err != nil || mp.Scope.Name() != meta.RESTScopeNameRoot {
+		t.Errorf("RESTMapping(Node) = %+v, %v", mp, err)
+	}
+	if s, err := m.ResourceSingularizer("deployments"); err != nil || s != "deployment" {
+		t.Errorf("ResourceSingularizer(deployments) = %q, %v", s, err)
+	}
+	for name, err := range map[string]error{
+		"kind": func() error {
+			_, err := m.RESTMapping(schema.GroupKind{Group: "nope.example.com", Kind: "Nope"})
+			return err
+		}(),
+		"resource": func() error { _, err := m.ResourceFor(schema.GroupVersionResource{Resource: "nopes"}); return err }(),
+	} {
+		if !meta.IsNoMatchError(err) {
+			t.Errorf("an unknown %s: %v, want a meta no-match error", name, err)
+		}
 	}
 }

@@ -62,7 +62,7 @@ func TestHostileWatchHeadersNeverCome(t *testing.T) {
 				t.Fatalf("WaitForSync: %v", err)
 			}
 			synced := time.Since(start)
-			if !waitFor(ctx, func() bool { _, ok := inf.Store().Get(informer.Key{Namespace: "a", Name: "two"}); return ok }) {
+			if !waitFor(ctx, func() bool { _, ok := inf.Lister().GetKey(informer.Key{Namespace: "a", Name: "two"}); return ok }) {
 				t.Fatalf("the event of the first watch that answered never arrived; cache %v", storeKeys(inf))
 			}
 			t.Logf("synced after %s, event of the third watch after %s", synced.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
@@ -197,7 +197,7 @@ func TestHostilePoisonedEvents(t *testing.T) {
 	if err := inf.WaitForSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(ctx, func() bool { _, ok := inf.Store().Get(informer.Key{Namespace: "a", Name: "two"}); return ok })
+	waitFor(ctx, func() bool { _, ok := inf.Lister().GetKey(informer.Key{Namespace: "a", Name: "two"}); return ok })
 	cancel()
 	f.Wait()
 	if got, want := strings.Join(storeKeys(inf), " "), "a/one a/two"; got != want {
@@ -263,7 +263,7 @@ func TestHostileForeignObjects(t *testing.T) {
 	if got, want := strings.Join(storeKeys(un), " "), "a/one a/two"; got != want {
 		t.Errorf("unstructured informer for configmaps in a holds %s, want %s", got, want)
 	}
-	for _, o := range un.Store().List(nil) {
+	for _, o := range un.Lister().List(nil) {
 		if o.GetKind() != "ConfigMap" {
 			t.Errorf("unstructured informer holds a %s", o.GetKind())
 		}

@@ -185,7 +185,7 @@ var backoffQuick = backoff.Backoff{Initial: 10 * time.Millisecond, Max: 50 * tim
 // name shows as "<no name>".
 func storeKeys[T informer.Object](inf *informer.Informer[T]) []string {
 	var keys []string
-	for _, k := range inf.Store().Keys() {
+	for _, k := range inf.Lister().Keys() {
 		s := k.String()
 		if k.Name == "" {
 			s = "<no name>"

@@ -206,7 +206,7 @@ func (w *watched) check(t *testing.T, truth *client.Resource[*corev1.ConfigMap],
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	res := result{Objects: w.inf.Store().Len(), Lists: int(w.cnt.lists.Load()), Watches: int(w.cnt.watches.Load()),
+	res := result{Objects: w.inf.Lister().Len(), Lists: int(w.cnt.lists.Load()), Watches: int(w.cnt.watches.Load()),
 		Streams: int(w.cnt.streams.Load()), TooMany: int(w.cnt.tooMany.Load()), Converge: time.Since(start)}
 	w.rec.mu.Lock()
 	res.Notes = w.rec.total

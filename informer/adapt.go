@@ -8,13 +8,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// FromList converts a decoded list object (*corev1.PodList,
+// fromList converts a decoded list object (*corev1.PodList,
 // *unstructured.UnstructuredList, *metav1.PartialObjectMetadataList, a CRD's
 // list type, ...) to a ListResult, for adapters that decode lists without
 // knowing the Go type at compile time. Items point into the list's Items
 // slice; nothing is copied. An item without object metadata yields a
 // *[TypeError].
-func FromList(list runtime.Object) (ListResult[Object], error) {
+func fromList(list runtime.Object) (ListResult[Object], error) {
 	lm, err := meta.ListAccessor(list)
 	if err != nil {
 		return ListResult[Object]{}, fmt.Errorf("informer: %T is not a list: %w", list, err)

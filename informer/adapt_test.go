@@ -29,7 +29,7 @@ func TestFromList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := FromList(tt.list)
+			res, err := fromList(tt.list)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,12 +39,12 @@ func TestFromList(t *testing.T) {
 		})
 	}
 	if pl := (&corev1.PodList{Items: []corev1.Pod{{}}}); true {
-		res, _ := FromList(pl)
+		res, _ := fromList(pl)
 		if res.Items[0] != Object(&pl.Items[0]) {
 			t.Fatal("typed item was copied")
 		}
 	}
-	if _, err := FromList(&corev1.Pod{}); err == nil {
+	if _, err := fromList(&corev1.Pod{}); err == nil {
 		t.Fatal("non-list accepted")
 	}
 }

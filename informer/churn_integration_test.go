@@ -223,7 +223,7 @@ func TestIntegrationChurn2000(t *testing.T) {
 	if err := f.WaitForSync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := inf.Store().Len(); n != initial {
+	if n := inf.Lister().Len(); n != initial {
 		t.Fatalf("synced %d ConfigMaps, want %d", n, initial)
 	}
 	t.Logf("initial sync of %d in %v", initial, time.Since(t1))

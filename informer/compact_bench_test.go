@@ -243,7 +243,7 @@ func BenchmarkCacheHeap(b *testing.B) {
 // readCache returns a store of 20,000 realistic Pods in 20 namespaces of
 // 1,000, indexed by their label app (50 values), in the representation
 // compact selects.
-func readCache(compact bool) *Store[*corev1.Pod] {
+func readCache(compact bool) *cacheStore[*corev1.Pod] {
 	byApp := map[string]IndexFunc[*corev1.Pod]{"app": func(p *corev1.Pod) []string { return []string{p.Labels["app"]} }}
 	st := newStore(byApp, nil, packerIf[*corev1.Pod](compact))
 	items := make([]*corev1.Pod, 20000)

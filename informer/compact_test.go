@@ -62,7 +62,7 @@ func TestCompactStoreKeepsHeldBytesForUnchangedObjects(t *testing.T) {
 	}
 	var gone []string
 	for _, d := range ds {
-		if d.Type == Deleted && d.FinalStateUnknown {
+		if d.Type == deltaDeleted && d.FinalStateUnknown {
 			gone = append(gone, KeyOf(deltaObject(s, d)).String())
 		}
 	}
@@ -79,7 +79,7 @@ func TestCompactTransformRunsBeforeEncoding(t *testing.T) {
 	in := cm("a", "x", "1")
 	in.Data = map[string]string{"big": "value"}
 	s.Replace([]*corev1.ConfigMap{s.Prepare(in)}, "1")
-	got, _ := inf.Store().Get(Key{"a", "x"})
+	got, _ := inf.Lister().GetKey(Key{"a", "x"})
 	if got.Data != nil || got.Labels["transformed"] != "yes" {
 		t.Fatalf("stored %v %v, want the transformed object", got.Labels, got.Data)
 	}
@@ -132,7 +132,7 @@ func TestCompactHandlersGetObjectsOfTheirOwn(t *testing.T) {
 				}
 			}
 		}
-		if got, _ := inf.Store().Get(Key{"ns", "a"}); got.Labels["v"] != "2" {
+		if got, _ := inf.Lister().GetKey(Key{"ns", "a"}); got.Labels["v"] != "2" {
 			t.Fatalf("a handler's change reached the cache: %v", got.Labels)
 		}
 	})
@@ -143,7 +143,7 @@ func TestCompactAppliesOnlyToProtobufTypes(t *testing.T) {
 		t.Fatal("unstructured objects got a packer; they have no protobuf encoding")
 	}
 	inf := New(Funcs[*unstructured.Unstructured]{}, Options[*unstructured.Unstructured]{Compact: true})
-	if inf.Store().pack != nil {
+	if inf.store.pack != nil {
 		t.Fatal("a compact informer of unstructured objects packs them")
 	}
 	if newPacker[*corev1.Pod]() == nil {
@@ -163,11 +163,11 @@ func TestCompactPreparedObjectsAreStoredFromTheirEncoding(t *testing.T) {
 	inf.AddIndexers(map[string]IndexFunc[*corev1.ConfigMap]{"app": byApp}) // between prepare and store
 	abandoned := s.Prepare(cm("a", "gone", "1"))
 	s.Replace([]*corev1.ConfigMap{stub}, "1")
-	got, ok := inf.Store().Get(Key{"a", "x"})
+	got, ok := inf.Lister().GetKey(Key{"a", "x"})
 	if !ok || got.Data["k"] != "v" {
 		t.Fatalf("stored %v, want the prepared object", got)
 	}
-	if objs, _ := inf.Store().ByIndex("app", "web"); len(objs) != 1 {
+	if objs, _ := inf.Lister().ByIndex("app", "web"); len(objs) != 1 {
 		t.Fatalf("an index added after Prepare misses the object: %d", len(objs))
 	}
 	if n := len(inf.store.pending); n != 0 {
@@ -200,7 +200,7 @@ func TestCompactWatchHintHandsBackTheHeldEncoding(t *testing.T) {
 	// still stores the state it stands for, not an empty object.
 	s.Update(cm("a", "x", "4", "state", "four"))
 	s.Update(stub)
-	got, _ := inf.Store().Get(Key{"a", "x"})
+	got, _ := inf.Lister().GetKey(Key{"a", "x"})
 	if got.ResourceVersion != "5" || got.Labels["state"] != "five" {
 		t.Fatalf("stored %s %v, want version 5", got.ResourceVersion, got.Labels)
 	}

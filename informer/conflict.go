@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -9,9 +8,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// ErrOptionsConflict is wrapped by every *[OptionsConflictError].
-var ErrOptionsConflict = errors.New("conflicting informer options")
 
 // OptionsConflictError is the refusal of a request for an informer, on a
 // factory with FactoryOptions.OneInformerPerType, whose options differ

@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -9,11 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// ErrDeclared is wrapped by the error of a [Factory.Declare] of a type
-// that was declared before, or that was already asked for with other
-// options.
-var ErrDeclared = errors.New("informer options declared twice")
 
 // Declaration fixes the options of one type's informer in a [Factory]:
 // made by [Declare], [DeclareResource] or [DeclareMetadata] and given to
@@ -84,6 +78,7 @@ func (f *Factory) Declare(ds ...Declaration) error {
 			continue
 		}
 		f.declared[d.id] = d.opts
+		f.noteLocked(targetOf(d.id.typ, d.id.form, f.resourceOf(d.id, d.opts), d.opts.Namespace))
 		if f.opts.OneInformerPerType {
 			// Cannot fail: checked above.
 			_ = f.claimLocked(d.claimID(), targetOf(d.id.typ, d.id.form, f.resourceOf(d.id, d.opts), d.opts.Namespace), d.opts)
@@ -142,5 +137,7 @@ func (f *Factory) claimDeclared(typ reflect.Type, form Form, gvr schema.GroupVer
 	} else {
 		opts = f.withDeclared(identity{typ, form, gvr}, opts)
 	}
-	return f.claimLocked(identity{typ, form, gvr}, targetOf(typ, form, gvr, opts.Namespace), opts)
+	target := targetOf(typ, form, gvr, opts.Namespace)
+	f.noteLocked(target)
+	return f.claimLocked(identity{typ, form, gvr}, target, opts)
 }

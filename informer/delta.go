@@ -1,40 +1,40 @@
 package informer
 
-// DeltaType says what happened to an object.
-type DeltaType int
+// deltaType says what happened to an object.
+type deltaType int
 
 const (
-	// Added: a watch reported a new object.
-	Added DeltaType = iota + 1
-	// Updated: a watch reported a change to a known object.
-	Updated
-	// Deleted: the object is gone. With FinalStateUnknown the deletion was
+	// deltaAdded: a watch reported a new object.
+	deltaAdded deltaType = iota + 1
+	// deltaUpdated: a watch reported a change to a known object.
+	deltaUpdated
+	// deltaDeleted: the object is gone. With FinalStateUnknown the deletion was
 	// inferred by a relist, and Object is the last state the cache held.
-	Deleted
-	// Replaced: a relist (or the initial list) delivered the object. Old is
+	deltaDeleted
+	// deltaReplaced: a relist (or the initial list) delivered the object. Old is
 	// set when the cache held the key before.
-	Replaced
-	// Sync: a periodic resync re-delivers an unchanged object to a handler.
-	Sync
+	deltaReplaced
+	// deltaSync: a periodic resync re-delivers an unchanged object to a handler.
+	deltaSync
 )
 
-func (t DeltaType) String() string {
+func (t deltaType) String() string {
 	switch t {
-	case Added:
+	case deltaAdded:
 		return "Added"
-	case Updated:
+	case deltaUpdated:
 		return "Updated"
-	case Deleted:
+	case deltaDeleted:
 		return "Deleted"
-	case Replaced:
+	case deltaReplaced:
 		return "Replaced"
-	case Sync:
+	case deltaSync:
 		return "Sync"
 	}
 	return "DeltaType(?)"
 }
 
-// Delta is one change applied to a cache, in the order the cache applied it.
+// change is one change applied to a cache, in the order the cache applied it.
 // Deltas are computed by the single writer while it writes the store, so for
 // one key they always arrive in order, a Deleted is never followed by a
 // second Deleted for the same object, and the deltas of one relist form one
@@ -43,8 +43,8 @@ func (t DeltaType) String() string {
 // queue, because every handler already has its own buffer.
 //
 // Objects are shared with the cache and with other handlers: read-only.
-type Delta[T Object] struct {
-	Type   DeltaType
+type change[T Object] struct {
+	Type   deltaType
 	Object T
 	// Old is the previous object for Updated, and for Replaced when HasOld.
 	Old    T

@@ -5,31 +5,32 @@
 //
 // One [Informer] per resource does the whole job:
 //
-//	API server ──ListerWatcher──▶ Reflector ──▶ Store (+ indexes) ──▶ Delta batches ──▶ one buffer + goroutine per Handler
+//	API server ──ListerWatcher──▶ reflector ──▶ store (+ indexes) ──▶ change batches ──▶ one buffer + goroutine per Handler
 //
-// Each stage:
+// Each stage (only the ends, ListerWatcher and Handler, are API; the
+// engine between them is internal):
 //
 //   - A [ListerWatcher] is the only thing the package needs from a client: a
 //     LIST (one page) and a WATCH. The client packages adapt the generic
 //     typed client, the dynamic client (*unstructured.Unstructured) and the
 //     metadata client (*metav1.PartialObjectMetadata) to it; tests use a fake.
 //     This package never imports a transport.
-//   - The [Reflector] fetches the complete state, by a streaming watch
+//   - The reflector fetches the complete state, by a streaming watch
 //     (sendInitialEvents) with a bounded wait for its end bookmark and a
 //     fallback to a paginated LIST, then watches from that resourceVersion
 //     (a streaming watch the server compressed is reopened plain there:
 //     kube-apiserver compresses each later event of it on its own).
 //     A dropped watch resumes where it stopped; 410 Gone relists from the
 //     last version, then from the latest; errors back off exponentially with
-//     jitter. It is an explicit state machine ([Phase] plus one step
+//     jitter. It is an explicit state machine (a phase plus one step
 //     function) with the clock injected, so tests run in fake time.
-//   - The [Store] is written by one goroutine and read by any number without
+//   - The store is written by one goroutine and read by any number without
 //     locks: a copy-on-write tree of small shards, so a reader listing ten
 //     thousand objects never delays a write, and every read sees one
 //     consistent point in time. A relist is applied key by key, in place,
 //     as one atomic batch; unchanged objects keep their cached pointer, so a
 //     relist does not double memory.
-//   - Every write yields [Delta] values (Added, Updated, Deleted, Replaced,
+//   - Every write yields changes (Added, Updated, Deleted, Replaced,
 //     Sync), the equivalent of client-go's DeltaFIFO: in order per key,
 //     deletes never repeated, a relist delivered as one batch including a
 //     Deleted with FinalStateUnknown for each object that vanished while the
@@ -46,7 +47,7 @@
 //
 // # Contracts
 //
-//   - Objects handed out (to handlers, by [Lister], by [Store]) are shared
+//   - Objects handed out (to handlers, by a [Lister] or a [Reader]) are shared
 //     with the cache and other readers. They are read-only: DeepCopy before
 //     changing one. Under go test (testing.Testing) a mutation detector is
 //     on by default; it names the key and the changed fields
@@ -61,7 +62,7 @@
 //     and errors.Is see through it. There is no bare boolean. It does not
 //     wait for its context when waiting cannot help: after
 //     Options.FailFastAfter (default 3) calls in a row failed with a
-//     permanent error ([IsPermanent]: 401, 403, 404), it returns at once
+//     permanent error (401, 403, 404, or one wrapping [ErrPermanent]), it returns at once
 //     with SyncError.Permanent set, about one backoff delay after the
 //     first 403; the informer keeps retrying in case RBAC is granted or a
 //     CRD installed later.
@@ -82,9 +83,11 @@
 //
 // # Reading the cache
 //
-// [Lister] and [NamespaceLister] return slices (List) or iterate without
-// allocating (All); [Store] adds ByIndex, IndexKeys and IndexValues for
-// the indexes given in Options.Indexers. Get returns (object, found).
+// A [Lister] ([Informer.Lister], for code that holds an informer) reads
+// without waiting for sync: slices (List) or iteration without allocating
+// (All), Get returning (object, found), Namespace to narrow it, and
+// ByIndex, IndexKeys and IndexValues for the indexes given in
+// Options.Indexers.
 //
 // A [Reader] is what a reconciler holds: made once at setup on a [Host] —
 // a manager.Manager, a fleet.Cluster or a Factory — ([NewReader],
@@ -92,9 +95,10 @@
 // informer of its type, with the options the type was declared with
 // ([Declare], [Factory.Declare]), with a context: Get by key, List by namespace and label selector, ByIndex by
 // a named index. Its first reads wait for the cache to sync, bounded by
-// ReaderOptions.SyncTimeout, and fail with a *[ReadError] holding the
-// informer's *[SyncError] (the cause, not a bare timeout); an object the
-// cache does not hold is a *[NotFoundError], which apierrors.IsNotFound
+// ReaderOptions.SyncTimeout, and fail with an error holding the
+// informer's *[SyncError] (errors.As finds it; errors.Is(err, ErrNotSynced) holds) (the cause, not a bare timeout); an object the
+// cache does not hold wraps [ErrNotFound] and is a 404 NotFound
+// Status, which apierrors.IsNotFound
 // recognises, while a resource the server does not serve never reads as a
 // missing object. With ReaderOptions.Lazy the informer is created, and
 // starts, on the first read. Reads never go to the server: a live read is

@@ -38,7 +38,7 @@ func (e erased[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.In
 }
 
 // Namespace is the typed ListerWatcher's (see [Namespaced]).
-func (e erased[T]) Namespace() string { return NamespaceOf(e.lw) }
+func (e erased[T]) Namespace() string { return namespaceOf(e.lw) }
 
 // hintedErased is an erased ListerWatcher that follows hints.
 type hintedErased[T Object] struct{ erased[T] }

@@ -7,23 +7,73 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// ErrInitialEventsNotFinished is recorded when a streaming initial list
-// (sendInitialEvents) did not deliver its end bookmark within
-// ReflectorOptions.InitialEventsTimeout, or ended before it. The reflector then
-// falls back to a paginated LIST.
-var ErrInitialEventsNotFinished = errors.New("initial events stream did not finish")
+// The sentinel errors of the package. Each typed error wraps one of them, so
+// errors.Is works on every error an informer, a Reader or a Factory returns.
+var (
+	// ErrAlreadyRunning is returned by a second call to Run.
+	ErrAlreadyRunning = errors.New("informer already running")
 
-// ErrWatchStalled means a watch stayed open well past the timeoutSeconds
-// the reflector asked for: the server (or something between) stopped
-// sending. The reflector abandons the watch and watches again.
-var ErrWatchStalled = errors.New("watch stalled past its timeout")
+	// ErrCachedObjectMutated is wrapped by every *[MutationError].
+	ErrCachedObjectMutated = errors.New("cached object was mutated")
 
-// ErrListTimeout means a LIST page did not arrive within
-// ReflectorOptions.ListTimeout.
-var ErrListTimeout = errors.New("LIST page timed out")
+	// ErrDeclared is wrapped by the error of a [Factory.Declare] of a type
+	// that was declared before, or that was already asked for with other
+	// options.
+	ErrDeclared = errors.New("informer options declared twice")
 
-// ErrNotSynced is wrapped by every *[SyncError]: the cache has not synced.
-var ErrNotSynced = errors.New("informer not synced")
+	// ErrInitialEventsNotFinished is recorded when a streaming initial list
+	// (sendInitialEvents) did not deliver its end bookmark within
+	// ReflectorOptions.InitialEventsTimeout, or ended before it. The reflector then
+	// falls back to a paginated LIST.
+	ErrInitialEventsNotFinished = errors.New("initial events stream did not finish")
+
+	// ErrInvalidKey is wrapped by the error of a malformed object key.
+	ErrInvalidKey = errors.New("invalid object key")
+
+	// ErrListTimeout means a LIST page did not arrive within
+	// ReflectorOptions.ListTimeout.
+	ErrListTimeout = errors.New("LIST page timed out")
+
+	// ErrNotFound is wrapped by a [Reader]'s error for a key its cache
+	// does not hold (also a 404 NotFound Status for apierrors.IsNotFound).
+	ErrNotFound = errors.New("object not found in the cache")
+
+	// ErrNotStarted is the sync cause when WaitForSync gives up on an informer
+	// whose Run was never called (a forgotten Start).
+	ErrNotStarted = errors.New("informer not started")
+
+	// ErrNotSynced is wrapped by every *[SyncError]: the cache has not synced.
+	ErrNotSynced = errors.New("informer not synced")
+
+	// ErrOptionsConflict is wrapped by every *[OptionsConflictError].
+	ErrOptionsConflict = errors.New("conflicting informer options")
+
+	// ErrPermanent marks a failure as permanent, like 401, 403 and 404
+	// answers (see [Informer.WaitForSync]). A [Backend] or
+	// [ListerWatcher] may wrap it (fmt.Errorf("...: %w", ErrPermanent), or in a
+	// type's Unwrap) in failures that retrying cannot fix, such as an unknown
+	// Go type.
+	ErrPermanent = errors.New("permanent failure")
+
+	// ErrRefused is wrapped by every *[RefusedError].
+	ErrRefused = errors.New("object refused")
+
+	// ErrStopped is returned by AddEventHandler and recorded as the sync cause
+	// once the informer's Run has returned.
+	ErrStopped = errors.New("informer stopped")
+
+	// ErrUnexpectedType reports an object whose Go type is not the informer's T.
+	ErrUnexpectedType = errors.New("unexpected object type")
+
+	// ErrUnknownIndex is wrapped by errors for an index name that was not
+	// registered.
+	ErrUnknownIndex = errors.New("unknown index")
+
+	// ErrWatchStalled means a watch stayed open well past the timeoutSeconds
+	// the reflector asked for: the server (or something between) stopped
+	// sending. The reflector abandons the watch and watches again.
+	ErrWatchStalled = errors.New("watch stalled past its timeout")
+)
 
 // SyncError is what WaitForSync returns when the context ends before the cache
 // has synced. It names the informer, wraps the context's error and the cause
@@ -33,8 +83,8 @@ var ErrNotSynced = errors.New("informer not synced")
 // etc., which see through it.
 //
 // WaitForSync also returns a SyncError, before ctx ends, when the informer
-// keeps failing for a reason retrying will not fix (see [IsPermanent] and
-// Options.FailFastAfter): then Permanent is true, Ctx is nil and Cause is
+// keeps failing for a reason retrying will not fix (401, 403, 404, or an
+// error wrapping [ErrPermanent]; see Options.FailFastAfter): then Permanent is true, Ctx is nil and Cause is
 // the last permanent error. The informer itself keeps retrying with backoff
 // (RBAC may be granted or a CRD installed later); a later WaitForSync
 // returns nil once it has synced.
@@ -68,19 +118,13 @@ func (e *SyncError) Unwrap() []error {
 	return errs
 }
 
-// ErrPermanent marks an error as permanent for [IsPermanent]. A [Backend] or
-// [ListerWatcher] may wrap it (fmt.Errorf("...: %w", ErrPermanent), or in a
-// type's Unwrap) in failures that retrying cannot fix, such as an unknown
-// Go type.
-var ErrPermanent = errors.New("permanent failure")
-
-// IsPermanent reports whether err is a failure that retrying the same call
+// isPermanent reports whether err is a failure that retrying the same call
 // will not fix by itself: 401 Unauthorized, 403 Forbidden, 404 NotFound
 // (the resource is not served: a CRD not installed, a wrong group or
 // version), or an error wrapping [ErrPermanent]. Such failures may still
 // go away when the cluster changes (RBAC granted, CRD installed), which is
 // why informers keep retrying them; only WaitForSync stops waiting.
-func IsPermanent(err error) bool {
+func isPermanent(err error) bool {
 	if err == nil {
 		return false
 	}

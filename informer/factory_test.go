@@ -155,12 +155,12 @@ func TestFactory(t *testing.T) {
 				t.Fatal(err)
 			}
 			a.Release()
-			if b.Store().Len() != 2 {
+			if b.Lister().Len() != 2 {
 				t.Fatal("first Release freed a shared informer")
 			}
 			b.Release()
 			b.Release() // extra releases are ignored
-			if b.Store().Len() != 0 {
+			if b.Lister().Len() != 0 {
 				t.Fatal("last Release kept the cache")
 			}
 			if _, err := b.AddEventHandler(&recorder{}, HandlerOptions{}); !errors.Is(err, ErrStopped) {

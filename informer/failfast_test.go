@@ -182,7 +182,7 @@ func TestIsPermanent(t *testing.T) {
 		{ErrInitialEventsNotFinished, false},
 		{context.DeadlineExceeded, false},
 	} {
-		if got := IsPermanent(c.err); got != c.want {
+		if got := isPermanent(c.err); got != c.want {
 			t.Errorf("IsPermanent(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}

@@ -73,7 +73,7 @@ type listener[T Object] struct {
 	next   time.Time // next resync; guarded by the informer's write lock
 
 	mu       sync.Mutex
-	chunks   [][]Delta[T] // pending batches, shared read-only with other listeners
+	chunks   [][]change[T] // pending batches, shared read-only with other listeners
 	enqueued uint64
 	wake     chan struct{} // capacity 1
 
@@ -91,7 +91,7 @@ func newListener[T Object](h Handler[T], opts HandlerOptions) *listener[T] {
 }
 
 // enqueue appends a batch; it never blocks on the handler.
-func (l *listener[T]) enqueue(batch []Delta[T], initial bool) {
+func (l *listener[T]) enqueue(batch []change[T], initial bool) {
 	if len(batch) == 0 && !initial {
 		return
 	}
@@ -156,7 +156,7 @@ func (l *listener[T]) run(done <-chan struct{}) {
 	}
 }
 
-func (l *listener[T]) deliver(d *Delta[T]) {
+func (l *listener[T]) deliver(d *change[T]) {
 	if d.objP != nil || d.oldP != nil {
 		// A compact cache's delta: decode this handler's own objects,
 		// leaving the batch (shared by every handler) as it is.
@@ -170,19 +170,19 @@ func (l *listener[T]) deliver(d *Delta[T]) {
 		d = &own
 	}
 	switch d.Type {
-	case Added:
+	case deltaAdded:
 		l.h.OnAdd(d.Object, d.Initial)
-	case Updated:
+	case deltaUpdated:
 		l.h.OnUpdate(d.Old, d.Object)
-	case Replaced:
+	case deltaReplaced:
 		if d.HasOld {
 			l.h.OnUpdate(d.Old, d.Object)
 		} else {
 			l.h.OnAdd(d.Object, d.Initial)
 		}
-	case Sync:
+	case deltaSync:
 		l.h.OnUpdate(d.Object, d.Object)
-	case Deleted:
+	case deltaDeleted:
 		l.h.OnDelete(d.Object, d.FinalStateUnknown)
 	}
 }

@@ -56,7 +56,7 @@ func TestWatchesCarryTheInformersHints(t *testing.T) {
 				if h.DropManagedFields != tt.wantDrop {
 					t.Errorf("DropManagedFields = %v, want %v", h.DropManagedFields, tt.wantDrop)
 				}
-				cached, _ := inf.Store().Get(Key{"ns", "a"})
+				cached, _ := inf.Lister().GetKey(Key{"ns", "a"})
 				if got, ok := h.Known("ns", "a", "1"); !ok || got != runtime.Object(cached) {
 					t.Errorf("Known(ns/a@1) = %v, %v; want the cached object", got, ok)
 				}

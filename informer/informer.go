@@ -2,7 +2,6 @@ package informer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -76,8 +75,10 @@ type Options[T Object] struct {
 	// MutationReporter receives each detected mutation. nil means: log it at
 	// error level and record it; recorded mutations are returned by
 	// CheckMutations and by Run. Tests may set it to a function calling
-	// t.Error.
-	MutationReporter MutationReporter
+	// t.Error. It is called from the goroutine that detected the mutation
+	// (the informer's writer, or the caller of CheckMutations) and must
+	// not block.
+	MutationReporter func(*MutationError)
 	// MutationCheckInterval, if positive, checks every cached object at
 	// that period while detection is on. Objects are always checked when
 	// they are written and when the informer stops.
@@ -90,7 +91,7 @@ type Options[T Object] struct {
 	Clock clock.Clock
 	// FailFastAfter is how many calls in a row (LIST, WATCH, or obtaining
 	// the ListerWatcher from a Backend) must fail with a permanent error
-	// (see [IsPermanent]: 401, 403, 404, [ErrPermanent]) before
+	// (401, 403, 404, or wrapping [ErrPermanent]) before
 	// WaitForSync stops waiting and returns a *SyncError with Permanent
 	// set. 0 means 3: with the default streaming start a 403 costs a
 	// failed stream and a failed LIST at once, then the third failure
@@ -103,19 +104,8 @@ type Options[T Object] struct {
 // defaultFailFastAfter is the zero value's Options.FailFastAfter.
 const defaultFailFastAfter = 3
 
-// ErrStopped is returned by AddEventHandler and recorded as the sync cause
-// once the informer's Run has returned.
-var ErrStopped = errors.New("informer stopped")
-
-// ErrNotStarted is the sync cause when WaitForSync gives up on an informer
-// whose Run was never called (a forgotten Start).
-var ErrNotStarted = errors.New("informer not started")
-
-// ErrAlreadyRunning is returned by a second call to Run.
-var ErrAlreadyRunning = errors.New("informer already running")
-
 // Informer keeps a cache of one resource in step with the API server and
-// tells registered handlers about every change: one reflector, one [Store],
+// tells registered handlers about every change: one reflector, one store,
 // many handlers. Create one with [New] or, sharing it in a process, with a
 // [Factory].
 //
@@ -125,12 +115,12 @@ type Informer[T Object] struct {
 	name   string
 	opts   Options[T]
 	getLW  func(ctx context.Context) (ListerWatcher[T], error)
-	store  *Store[T]
+	store  *cacheStore[T]
 	detect *detector[T]
 	log    *slog.Logger
 	clock  clock.Clock
 
-	refl     atomic.Pointer[Reflector[T]]
+	refl     atomic.Pointer[reflector[T]]
 	started  atomic.Bool
 	syncedCh chan struct{}
 	stopped  chan struct{}
@@ -197,9 +187,6 @@ func newInformer[T Object](getLW func(context.Context) (ListerWatcher[T], error)
 // Name returns the informer's name.
 func (i *Informer[T]) Name() string { return i.name }
 
-// Store returns the cache. It is read-only for callers.
-func (i *Informer[T]) Store() *Store[T] { return i.store }
-
 // Lister returns a lister over the cache.
 func (i *Informer[T]) Lister() Lister[T] { return Lister[T]{store: i.store} }
 
@@ -240,8 +227,8 @@ func (i *Informer[T]) Refused() (int, error) {
 // served), [ErrInitialEventsNotFinished], [ErrNotStarted], [ErrStopped], ...
 // It returns early with ErrStopped as cause if Run ends before the sync,
 // and returns early with Permanent set once Options.FailFastAfter calls in
-// a row have failed with a permanent error (403, 404, ...; see
-// [IsPermanent]): waiting longer would not help. After that early return
+// a row have failed with a permanent error (401, 403, 404, or one
+// wrapping [ErrPermanent]): waiting longer would not help. After that early return
 // the informer keeps running and retrying (RBAC may be granted, a CRD
 // installed); a later call returns nil once it has synced.
 func (i *Informer[T]) WaitForSync(ctx context.Context) error {
@@ -360,7 +347,7 @@ func (i *Informer[T]) AddEventHandler(h Handler[T], opts HandlerOptions) (*Regis
 		return nil, ErrStopped
 	}
 	if i.synced {
-		batch := i.store.deltas(Added)
+		batch := i.store.deltas(deltaAdded)
 		for j := range batch {
 			batch[j].Initial = true
 		}
@@ -443,7 +430,7 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 		if ropts.Clock == nil {
 			ropts.Clock = i.opts.Clock
 		}
-		r := NewReflector[T](lw, (*sink[T])(i), ropts)
+		r := newReflector[T](lw, (*sink[T])(i), ropts)
 		r.onFail = i.failed
 		i.refl.Store(r)
 		r.Run(runCtx)
@@ -475,7 +462,7 @@ func (i *Informer[T]) source(ctx context.Context) ListerWatcher[T] {
 		i.log.Warn("informer source failed", "informer", i.name, "error", err)
 		i.srcMu.Lock()
 		i.srcErr, i.srcTrys = err, i.srcTrys+1
-		if IsPermanent(err) {
+		if isPermanent(err) {
 			i.srcPerm++
 		} else {
 			i.srcPerm = 0
@@ -514,7 +501,7 @@ func (i *Informer[T]) resyncLoop(ctx context.Context) {
 			}
 		}
 		if len(due) > 0 {
-			batch := i.store.deltas(Sync)
+			batch := i.store.deltas(deltaSync)
 			for _, l := range due {
 				l.enqueue(batch, false)
 			}
@@ -550,7 +537,7 @@ func (i *Informer[T]) mutationLoop(ctx context.Context) {
 }
 
 // fanout runs with i.write held.
-func (i *Informer[T]) fanout(batch []Delta[T], initial bool) {
+func (i *Informer[T]) fanout(batch []change[T], initial bool) {
 	for _, l := range i.listeners {
 		l.enqueue(batch, initial)
 	}
@@ -687,7 +674,7 @@ func (s *sink[T]) upsert(obj T) {
 	if d.objP == nil {
 		d.Object = obj
 	}
-	i.fanout([]Delta[T]{d}, false)
+	i.fanout([]change[T]{d}, false)
 }
 
 func (s *sink[T]) Delete(obj T) {
@@ -699,14 +686,14 @@ func (s *sink[T]) Delete(obj T) {
 		i.store.forget(obj)
 		return // already gone: never deliver a second delete
 	}
-	d := Delta[T]{Type: Deleted, Object: obj}
+	d := change[T]{Type: deltaDeleted, Object: obj}
 	if i.store.pack != nil {
 		// Each handler gets its own copy of the final state.
 		if pk := i.store.packedOf(obj, nil); pk != nil {
-			d = Delta[T]{Type: Deleted, objP: pk}
+			d = change[T]{Type: deltaDeleted, objP: pk}
 		}
 	}
-	i.fanout([]Delta[T]{d}, false)
+	i.fanout([]change[T]{d}, false)
 }
 
 // String describes the informer.

@@ -113,8 +113,8 @@ func TestInformer(t *testing.T) {
 			if len(calls) < 2 || calls[1].verb != "list" || calls[1].at.Sub(t0) != 10*time.Second {
 				t.Fatalf("calls %v, list at %v after start", lw.callLog(), calls[len(calls)-1].at.Sub(t0))
 			}
-			if inf.Store().Len() != 2 {
-				t.Fatalf("store has %d objects", inf.Store().Len())
+			if inf.Lister().Len() != 2 {
+				t.Fatalf("store has %d objects", inf.Lister().Len())
 			}
 		})
 	})
@@ -181,7 +181,7 @@ func TestInformer(t *testing.T) {
 			eq(t, "initial", sorted(got[:2]), []string{"add ns/a@1 initial", "add ns/b@2 initial"})
 			eq(t, "watch", got[2:3], []string{"update ns/b@2->11"})
 			eq(t, "relist batch", sorted(got[3:]), []string{"add ns/c@25", "delete ns/b@11 final-state-unknown", "update ns/a@1->1"})
-			a1, _ := inf.Store().Get(Key{"ns", "a"})
+			a1, _ := inf.Lister().GetKey(Key{"ns", "a"})
 			if a1.ResourceVersion != "1" {
 				t.Fatalf("a = %v", a1)
 			}
@@ -196,9 +196,9 @@ func TestInformer(t *testing.T) {
 			stop := start(t, inf)
 			defer stop()
 			inf.WaitForSync(t.Context())
-			before, _ := inf.Store().Get(Key{"ns", "a"})
+			before, _ := inf.Lister().GetKey(Key{"ns", "a"})
 			synctest.Wait()
-			after, _ := inf.Store().Get(Key{"ns", "a"})
+			after, _ := inf.Lister().GetKey(Key{"ns", "a"})
 			if before != after {
 				t.Fatal("relisted unchanged object replaced the cached pointer")
 			}
@@ -255,8 +255,8 @@ func TestInformer(t *testing.T) {
 			defer s2()
 			drop.WaitForSync(t.Context())
 			keep.WaitForSync(t.Context())
-			a, _ := drop.Store().Get(Key{"ns", "a"})
-			b, _ := keep.Store().Get(Key{"ns", "a"})
+			a, _ := drop.Lister().GetKey(Key{"ns", "a"})
+			b, _ := keep.Lister().GetKey(Key{"ns", "a"})
 			if a.ManagedFields != nil || a.Data != nil {
 				t.Errorf("default informer kept managedFields or untransformed data: %+v", a)
 			}
@@ -280,8 +280,8 @@ func TestInformer(t *testing.T) {
 			shared.WaitForSync(t.Context())
 			distinct.WaitForSync(t.Context())
 			same := func(inf *Informer[*corev1.ConfigMap], x, y string) bool {
-				a, _ := inf.Store().Get(Key{"ns", x})
-				b, _ := inf.Store().Get(Key{"ns", y})
+				a, _ := inf.Lister().GetKey(Key{"ns", x})
+				b, _ := inf.Lister().GetKey(Key{"ns", y})
 				return reflect.ValueOf(a.Labels).UnsafePointer() == reflect.ValueOf(b.Labels).UnsafePointer()
 			}
 			if !same(shared, "a", "b") {
@@ -293,7 +293,7 @@ func TestInformer(t *testing.T) {
 			if same(distinct, "a", "b") {
 				t.Error("DisableSharing informer shared label maps")
 			}
-			if c, _ := shared.Store().Get(Key{"ns", "c"}); c.Labels["app"] != "db" {
+			if c, _ := shared.Lister().GetKey(Key{"ns", "c"}); c.Labels["app"] != "db" {
 				t.Errorf("labels of c = %v", c.Labels)
 			}
 		})
@@ -350,8 +350,8 @@ func TestHandlers(t *testing.T) {
 			if n := len(fast.take()); n != 100 {
 				t.Fatalf("fast handler got %d events, want 100", n)
 			}
-			if inf.Store().Len() != 100 {
-				t.Fatalf("store has %d objects", inf.Store().Len())
+			if inf.Lister().Len() != 100 {
+				t.Fatalf("store has %d objects", inf.Lister().Len())
 			}
 			if p := regSlow.Pending(); p != 100 {
 				close(release)
@@ -443,7 +443,7 @@ func TestMutationDetector(t *testing.T) {
 			if err := inf.CheckMutations(); err != nil {
 				t.Fatal(err)
 			}
-			o, _ := inf.Store().Get(Key{"ns", "a"})
+			o, _ := inf.Lister().GetKey(Key{"ns", "a"})
 			o.Data = map[string]string{"password": "hunter2"}
 			err := inf.CheckMutations()
 			var me *MutationError

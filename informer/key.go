@@ -1,22 +1,19 @@
 package informer
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
 
 // Key identifies an object in a cache: its namespace ("" for cluster-scoped
 // objects) and its name. Keys are comparable and are the map keys of every
-// index. Use [KeyOf] to build one from an object and [ParseKey] to read one
-// from its string form; nothing else in the package parses strings.
+// index. Use [KeyOf] to build one from an object.
 type Key struct {
 	Namespace string
 	Name      string
 }
 
-// String returns "namespace/name", or "name" for a cluster-scoped key. It is
-// the inverse of [ParseKey] for every valid key.
+// String returns "namespace/name", or "name" for a cluster-scoped key.
 func (k Key) String() string {
 	if k.Namespace == "" {
 		return k.Name
@@ -33,32 +30,29 @@ func KeyOf(obj interface {
 	return Key{Namespace: obj.GetNamespace(), Name: obj.GetName()}
 }
 
-// ErrInvalidKey is wrapped by every error [ParseKey] returns.
-var ErrInvalidKey = errors.New("invalid object key")
-
-// KeyError reports a string that is not a valid key.
-type KeyError struct {
+// keyError reports a string that is not a valid key.
+type keyError struct {
 	Input  string // the rejected input, truncated to 64 bytes
 	Reason string // what is wrong, e.g. "empty name"
 }
 
-func (e *KeyError) Error() string {
+func (e *keyError) Error() string {
 	return fmt.Sprintf("invalid object key %q: %s", e.Input, e.Reason)
 }
 
 // Unwrap returns [ErrInvalidKey].
-func (e *KeyError) Unwrap() error { return ErrInvalidKey }
+func (e *keyError) Unwrap() error { return ErrInvalidKey }
 
-// ParseKey parses "namespace/name" or "name" (cluster-scoped). It rejects an
+// parseKey parses "namespace/name" or "name" (cluster-scoped). It rejects an
 // empty name, an empty namespace before a slash, more than one slash, and
-// control characters or NUL with a *[KeyError] wrapping [ErrInvalidKey].
-func ParseKey(s string) (Key, error) {
+// control characters or NUL with a *[keyError] wrapping [ErrInvalidKey].
+func parseKey(s string) (Key, error) {
 	bad := func(reason string) (Key, error) {
 		in := s
 		if len(in) > 64 {
 			in = in[:64]
 		}
-		return Key{}, &KeyError{Input: in, Reason: reason}
+		return Key{}, &keyError{Input: in, Reason: reason}
 	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == 0x7f {

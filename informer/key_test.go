@@ -22,12 +22,12 @@ func TestParseKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseKey(tt.in)
+			got, err := parseKey(tt.in)
 			if tt.wantErr {
 				if !errors.Is(err, ErrInvalidKey) {
 					t.Fatalf("ParseKey(%q) error = %v, want ErrInvalidKey", tt.in, err)
 				}
-				var ke *KeyError
+				var ke *keyError
 				if !errors.As(err, &ke) {
 					t.Fatalf("ParseKey(%q) error %T is not *KeyError", tt.in, err)
 				}
@@ -48,7 +48,7 @@ func FuzzParseKey(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		k, err := ParseKey(s)
+		k, err := parseKey(s)
 		if err != nil {
 			if !errors.Is(err, ErrInvalidKey) {
 				t.Fatalf("error %v does not wrap ErrInvalidKey", err)
@@ -61,7 +61,7 @@ func FuzzParseKey(f *testing.F) {
 		if k.String() != s {
 			t.Fatalf("round trip %q -> %v -> %q", s, k, k.String())
 		}
-		k2, err := ParseKey(k.String())
+		k2, err := parseKey(k.String())
 		if err != nil || k2 != k {
 			t.Fatalf("reparse of %q = %v, %v", k.String(), k2, err)
 		}

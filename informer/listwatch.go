@@ -2,7 +2,6 @@ package informer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -83,14 +82,14 @@ type ListerWatcher[T Object] interface {
 // over such a ListerWatcher is as strict as one a Factory builds. Namespace
 // returns "" for all namespaces (or a cluster-scoped resource). A
 // ListerWatcher that wraps another should implement it by asking the inner
-// one (see [NamespaceOf]).
+// one (see namespaceOf).
 type Namespaced interface {
 	Namespace() string
 }
 
-// NamespaceOf returns the namespace lw lists and watches, if it says
+// namespaceOf returns the namespace lw lists and watches, if it says
 // (see [Namespaced]), or "".
-func NamespaceOf[T Object](lw ListerWatcher[T]) string {
+func namespaceOf[T Object](lw ListerWatcher[T]) string {
 	if n, ok := lw.(Namespaced); ok {
 		return n.Namespace()
 	}
@@ -183,7 +182,7 @@ func (t Target) String() string {
 // implement it (typically from a rest config, a scheme and a REST mapper).
 // Target.Type is only known at run time, so an implementation works on
 // runtime.Objects: decode lists with the scheme and convert them with
-// [FromList], decode watch events into new objects of Target.Type (or
+// fromList, decode watch events into new objects of Target.Type (or
 // wrap a typed ListerWatcher[T] with [Erase] when T is known statically).
 //
 // ListerWatcher is called once per informer the factory creates, from the
@@ -203,9 +202,6 @@ type BackendFunc func(ctx context.Context, t Target) (ListerWatcher[Object], err
 func (f BackendFunc) ListerWatcher(ctx context.Context, t Target) (ListerWatcher[Object], error) {
 	return f(ctx, t)
 }
-
-// ErrUnexpectedType reports an object whose Go type is not the informer's T.
-var ErrUnexpectedType = errors.New("unexpected object type")
 
 // TypeError is returned when a ListerWatcher hands over an object of the
 // wrong Go type. It wraps [ErrUnexpectedType].
@@ -246,7 +242,7 @@ func (l typedLW[T]) Watch(ctx context.Context, opts metav1.ListOptions) (watch.I
 }
 
 // Namespace is the inner ListerWatcher's (see [Namespaced]).
-func (l typedLW[T]) Namespace() string { return NamespaceOf(l.inner) }
+func (l typedLW[T]) Namespace() string { return namespaceOf(l.inner) }
 
 // hintedTypedLW is a typedLW whose inner ListerWatcher follows hints.
 type hintedTypedLW[T Object] struct{ typedLW[T] }

@@ -153,7 +153,7 @@ func testStreamingSyncAndChurn(t *testing.T, compact bool) {
 	if calls := src.log(); calls[0] != "stream" || contains(calls, "list") {
 		t.Fatalf("calls %v: want a streaming initial state and no LIST", calls)
 	}
-	if n := inf.Store().Len(); n != 200 {
+	if n := inf.Lister().Len(); n != 200 {
 		t.Fatalf("synced %d ConfigMaps, want 200", n)
 	}
 	for i := range 150 {
@@ -230,8 +230,8 @@ func TestIntegrationListFallbackWithoutWatchList(t *testing.T) {
 	if calls := src.log(); !contains(calls, "list") {
 		t.Fatalf("calls %v: want the LIST fallback", calls)
 	}
-	if inf.Store().Len() != 20 {
-		t.Fatalf("synced %d", inf.Store().Len())
+	if inf.Lister().Len() != 20 {
+		t.Fatalf("synced %d", inf.Lister().Len())
 	}
 	// The fallback is said once, at debug level, and is not a failure.
 	out := logs.String()

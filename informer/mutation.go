@@ -12,9 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 )
 
-// ErrCachedObjectMutated is wrapped by every *[MutationError].
-var ErrCachedObjectMutated = errors.New("cached object was mutated")
-
 // MutationError reports that an object held by a cache was changed in place
 // by someone (cached objects are shared and read-only: DeepCopy before
 // changing them). Paths lists the changed fields as JSON paths, e.g.
@@ -39,11 +36,6 @@ func (e *MutationError) Error() string {
 // Unwrap returns [ErrCachedObjectMutated].
 func (e *MutationError) Unwrap() error { return ErrCachedObjectMutated }
 
-// MutationReporter receives each detected mutation. It is called from the
-// goroutine that detected it (the informer's writer, or the caller of
-// CheckMutations) and must not block.
-type MutationReporter func(*MutationError)
-
 const maxDiffPaths = 8
 
 type snapshot[T Object] struct{ copy T }
@@ -52,13 +44,13 @@ type snapshot[T Object] struct{ copy T }
 // A nil *detector is valid and does nothing.
 type detector[T Object] struct {
 	name   string
-	report MutationReporter
+	report func(*MutationError)
 	mu     sync.Mutex
 	found  []error
 	seen   map[Key]bool // keys already reported, so one mutation is reported once
 }
 
-func newDetector[T Object](name string, report MutationReporter) *detector[T] {
+func newDetector[T Object](name string, report func(*MutationError)) *detector[T] {
 	return &detector[T]{name: name, report: report, seen: map[Key]bool{}}
 }
 

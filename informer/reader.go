@@ -15,9 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// DefaultReaderSyncTimeout bounds how long a read of a [Reader] waits for
+// defaultReaderSyncTimeout bounds how long a read of a [Reader] waits for
 // its cache to sync when ReaderOptions.SyncTimeout is zero.
-const DefaultReaderSyncTimeout = 2 * time.Minute
+const defaultReaderSyncTimeout = 2 * time.Minute
 
 // ReaderOptions configure a [Reader]. The zero value reads every object of
 // the type, in every namespace, from an informer created at once.
@@ -27,7 +27,7 @@ type ReaderOptions struct {
 	// informer is created by NewReader and starts with the factory.
 	Lazy bool
 	// SyncTimeout bounds how long a read waits for the cache to sync,
-	// within the read's context. Zero means DefaultReaderSyncTimeout;
+	// within the read's context. Zero means two minutes;
 	// negative means only the context bounds it.
 	SyncTimeout time.Duration
 }
@@ -120,7 +120,7 @@ func newReader[T Object](h Host, form Form, gvr schema.GroupVersionResource, opt
 		return nil, errors.New("informer: NewReader: no Factory")
 	}
 	if opts.SyncTimeout == 0 {
-		opts.SyncTimeout = DefaultReaderSyncTimeout
+		opts.SyncTimeout = defaultReaderSyncTimeout
 	}
 	key := readerKey{identity{reflect.TypeFor[T](), form, gvr}, opts}
 	f.mu.Lock()
@@ -201,7 +201,7 @@ func (r *Reader[T]) synced(ctx context.Context) (*Informer[T], error) {
 	if err := inf.WaitForSync(ctx); err != nil {
 		var se *SyncError
 		if errors.As(err, &se) {
-			return nil, &ReadError{Sync: se}
+			return nil, &readError{Sync: se}
 		}
 		return nil, err
 	}
@@ -209,8 +209,8 @@ func (r *Reader[T]) synced(ctx context.Context) (*Informer[T], error) {
 }
 
 // WaitForSync waits until the cache has synced (creating a lazy Reader's
-// informer). It returns nil; a *[ReadError] holding the informer's
-// *[SyncError], which carries the cause of the last failed attempt (403
+// informer). It returns nil; an error wrapping [ErrNotSynced] from which
+// errors.As takes the informer's *[SyncError], which carries the cause of the last failed attempt (403
 // Forbidden, 404 NotFound for a resource not served, ...) and comes early
 // when that cause is permanent; or, for a lazy Reader, the factory's
 // *[OptionsConflictError]. The wait is bounded by ctx and by
@@ -246,10 +246,10 @@ func (r *Reader[T]) Name() string {
 
 // Get returns the cached object under key (Key{Name: name} for a
 // cluster-scoped one). Before the first sync it waits for it (see
-// WaitForSync, whose errors it returns). An object not in the cache gives
-// a *[NotFoundError], for which errors.Is(err, ErrNotFound) and
-// apierrors.IsNotFound(err) both hold; they hold for no other error of a
-// Reader (a resource not served is a *ReadError).
+// WaitForSync, whose errors it returns). For an object not in the cache,
+// errors.Is(err, ErrNotFound) and apierrors.IsNotFound(err) both hold;
+// they hold for no other error of a Reader (a resource not served is an
+// error wrapping ErrNotSynced and the informer's *SyncError).
 func (r *Reader[T]) Get(ctx context.Context, key Key) (T, error) {
 	var zero T
 	inf, err := r.synced(ctx)
@@ -258,7 +258,7 @@ func (r *Reader[T]) Get(ctx context.Context, key Key) (T, error) {
 	}
 	obj, ok := inf.store.Get(key)
 	if !ok {
-		return zero, &NotFoundError{Informer: inf.name, Key: key}
+		return zero, &notFoundError{Informer: inf.name, Key: key}
 	}
 	return obj, nil
 }
@@ -280,7 +280,9 @@ func (r *Reader[T]) List(ctx context.Context, opts ListOptions) ([]T, error) {
 // waiting for the first sync as Get does. The index must have been
 // registered (SharedOptions.Indexers, by this Reader or by any other user
 // of the informer); an unknown one gives an error wrapping
-// [ErrUnknownIndex].
+// [ErrUnknownIndex]. Index values are global to the cache, not per
+// namespace: an index whose values can repeat across namespaces must put
+// the namespace into them (objects.OwnerIndex does).
 func (r *Reader[T]) ByIndex(ctx context.Context, index, value string) ([]T, error) {
 	inf, err := r.synced(ctx)
 	if err != nil {
@@ -309,7 +311,7 @@ func (r *Reader[T]) Release() {
 	}
 }
 
-// ReadError is what a [Reader]'s read returns when its cache has not
+// readError is what a [Reader]'s read returns when its cache has not
 // synced in time. errors.As finds the informer's *[SyncError] in it (with
 // the cause of the last failed attempt), and errors.Is(err, ErrNotSynced)
 // holds; but apimachinery's predicates do not see the cause through it:
@@ -317,17 +319,17 @@ func (r *Reader[T]) Release() {
 // only, never for a resource the server does not serve (a CRD not
 // installed), which a reconciler must not mistake for a deleted object.
 // Test the cause with errors.As(err, &syncErr) and then syncErr.Cause.
-type ReadError struct {
+type readError struct {
 	Sync *SyncError
 }
 
-func (e *ReadError) Error() string { return "cache read: " + e.Sync.Error() }
+func (e *readError) Error() string { return "cache read: " + e.Sync.Error() }
 
 // Unwrap returns [ErrNotSynced].
-func (e *ReadError) Unwrap() error { return ErrNotSynced }
+func (e *readError) Unwrap() error { return ErrNotSynced }
 
 // As gives the *SyncError to errors.As.
-func (e *ReadError) As(target any) bool {
+func (e *readError) As(target any) bool {
 	if p, ok := target.(**SyncError); ok {
 		*p = e.Sync
 		return true
@@ -335,26 +337,23 @@ func (e *ReadError) As(target any) bool {
 	return false
 }
 
-// ErrNotFound is wrapped by every *[NotFoundError].
-var ErrNotFound = errors.New("object not found in the cache")
-
-// NotFoundError is what a [Reader] returns for a key its cache does not
+// notFoundError is what a [Reader] returns for a key its cache does not
 // hold. It implements apimachinery's APIStatus (a 404 NotFound Status), so
 // apierrors.IsNotFound recognises it as it does the server's answer.
-type NotFoundError struct {
+type notFoundError struct {
 	Informer string // the informer read
 	Key      Key
 }
 
-func (e *NotFoundError) Error() string {
+func (e *notFoundError) Error() string {
 	return fmt.Sprintf("%s not found in the cache of informer %s", e.Key, e.Informer)
 }
 
 // Unwrap returns [ErrNotFound].
-func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+func (e *notFoundError) Unwrap() error { return ErrNotFound }
 
 // Status returns the 404 NotFound Status the API server would have given.
-func (e *NotFoundError) Status() metav1.Status {
+func (e *notFoundError) Status() metav1.Status {
 	return metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusNotFound,

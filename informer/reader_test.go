@@ -158,7 +158,7 @@ func TestReader(t *testing.T) {
 	})
 	t.Run("Get of a missing object is NotFound, for apierrors too", func(t *testing.T) {
 		_, err := r.Get(t.Context(), Key{Namespace: "a", Name: "nope"})
-		var nf *NotFoundError
+		var nf *notFoundError
 		if !errors.As(err, &nf) || !errors.Is(err, ErrNotFound) || !apierrors.IsNotFound(err) || nf.Key.Name != "nope" {
 			t.Fatalf("Get: %v, want a *NotFoundError", err)
 		}
@@ -225,7 +225,7 @@ func TestReaderOfAResourceNotServed(t *testing.T) {
 	f.Start(ctx)
 	defer func() { cancel(); _ = f.Wait() }()
 	_, err = r.Get(t.Context(), Key{Namespace: "a", Name: "x"})
-	var re *ReadError
+	var re *readError
 	var se *SyncError
 	if !errors.As(err, &re) || !errors.As(err, &se) || !se.Permanent || !apierrors.IsNotFound(se.Cause) {
 		t.Fatalf("Get: %v, want a *ReadError holding a permanent *SyncError with the 404", err)

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"log/slog"
 	"math/rand/v2"
 	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,9 +37,9 @@ type hintingSink[T Object] interface {
 	prepareShared(obj T) T
 }
 
-// Sink receives what a [Reflector] learns, in order, from the reflector's
+// deltaSink receives what a [reflector] learns, in order, from the reflector's
 // goroutine only. The informer implements it; tests may too.
-type Sink[T Object] interface {
+type deltaSink[T Object] interface {
 	// Prepare is called once on every object received (list item or watch
 	// event) before it is buffered or applied, and returns the object to use
 	// instead (transformed, trimmed, or an identical object already held).
@@ -53,7 +54,7 @@ type Sink[T Object] interface {
 	Delete(obj T)
 }
 
-// ReflectorOptions configures a [Reflector]. The zero value is valid.
+// ReflectorOptions configures a [reflector]. The zero value is valid.
 type ReflectorOptions struct {
 	// LabelSelector and FieldSelector restrict what is listed and watched.
 	LabelSelector string
@@ -128,32 +129,32 @@ type ReflectorOptions struct {
 	Name string
 }
 
-// Phase is the reflector's state: what its next step will do.
-type Phase int
+// phase is the reflector's state: what its next step will do.
+type phase int
 
 const (
-	// NeedState: the next step fetches the complete state, by streaming
+	// phaseNeedState: the next step fetches the complete state, by streaming
 	// watch when allowed, otherwise by paginated LIST.
-	NeedState Phase = iota
-	// Streaming: a streaming watch is open and its initial events are being
+	phaseNeedState phase = iota
+	// phaseStreaming: a streaming watch is open and its initial events are being
 	// collected until the end bookmark.
-	Streaming
-	// NeedWatch: the state is known as of a resourceVersion; the next step
+	phaseStreaming
+	// phaseNeedWatch: the state is known as of a resourceVersion; the next step
 	// opens a watch from it.
-	NeedWatch
-	// Watching: a watch is open; the next step applies its events until it
+	phaseNeedWatch
+	// phaseWatching: a watch is open; the next step applies its events until it
 	// ends.
-	Watching
+	phaseWatching
 )
 
-func (p Phase) String() string {
+func (p phase) String() string {
 	return [...]string{"NeedState", "Streaming", "NeedWatch", "Watching"}[p]
 }
 
 // state is everything the step function reads and writes. Only the goroutine
 // running the reflector touches it.
 type state[T Object] struct {
-	phase      Phase
+	phase      phase
 	rv         string // last resourceVersion seen (list, event or bookmark)
 	relistFrom string // resourceVersion for the next full fetch; "" = latest
 	streaming  bool   // the next NeedState step may try a streaming watch
@@ -168,17 +169,17 @@ type state[T Object] struct {
 	backoff    backoffState
 }
 
-// Reflector keeps a [Sink] in step with the API server through a
+// reflector keeps a [store] in step with the API server through a
 // [ListerWatcher]: it fetches the complete state (streaming watch or
 // paginated LIST), then watches from the state's resourceVersion, resumes a
 // dropped watch without relisting, relists on 410 Gone, and backs off
-// exponentially on errors. It is an explicit state machine: [Phase] plus one
+// exponentially on errors. It is an explicit state machine: [phase] plus one
 // step function; Run only loops over it.
 //
-// A Reflector runs once; its status methods are safe for concurrent use.
-type Reflector[T Object] struct {
+// A reflector runs once; its status methods are safe for concurrent use.
+type reflector[T Object] struct {
 	lw   ListerWatcher[T]
-	sink Sink[T]
+	sink deltaSink[T]
 	// hinting is sink when it is a hintingSink, else nil.
 	hinting hintingSink[T]
 	opts    ReflectorOptions
@@ -201,8 +202,8 @@ type Reflector[T Object] struct {
 	onFail func()
 }
 
-// NewReflector returns a reflector feeding sink from lw.
-func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOptions) *Reflector[T] {
+// newReflector returns a reflector feeding sink from lw.
+func newReflector[T Object](lw ListerWatcher[T], sink deltaSink[T], opts ReflectorOptions) *reflector[T] {
 	if opts.PageSize <= 0 {
 		opts.PageSize = 500
 	}
@@ -218,9 +219,9 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 	if opts.WatchOpenTimeout <= 0 {
 		opts.WatchOpenTimeout = time.Minute
 	}
-	r := &Reflector[T]{lw: lw, sink: sink, opts: opts, clock: clock.Or(opts.Clock), log: opts.Logger,
+	r := &reflector[T]{lw: lw, sink: sink, opts: opts, clock: clock.Or(opts.Clock), log: opts.Logger,
 		backoff: reflectorBackoff(opts.Backoff, opts.BackoffResetAfter),
-		admit:   newAdmission(opts, NamespaceOf(lw), reflect.TypeFor[T]())}
+		admit:   newAdmission(opts, namespaceOf(lw), reflect.TypeFor[T]())}
 	r.hinting, _ = sink.(hintingSink[T])
 	r.log = defaultlog.Or(r.log)
 	return r
@@ -228,7 +229,7 @@ func NewReflector[T Object](lw ListerWatcher[T], sink Sink[T], opts ReflectorOpt
 
 // Run drives the reflector until ctx is done. Failures are retried (with
 // backoff) and reported through LastError, never returned.
-func (r *Reflector[T]) Run(ctx context.Context) {
+func (r *reflector[T]) Run(ctx context.Context) {
 	s := &state[T]{streaming: !r.opts.DisableStreaming, backoff: backoffState{cfg: r.backoff}}
 	defer func() {
 		if s.w != nil {
@@ -252,13 +253,13 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 }
 
 // Phase returns the phase the reflector is in (as of its last step).
-func (r *Reflector[T]) Phase() Phase { return Phase(r.phase.Load()) }
+func (r *reflector[T]) Phase() phase { return phase(r.phase.Load()) }
 
 // LastSyncResourceVersion is the resourceVersion of the last list, event or
 // bookmark applied (or being applied); "" before the first sync. It is set
 // before a complete state is handed to the Sink, so whoever learns of the
 // sync from the Sink sees it.
-func (r *Reflector[T]) LastSyncResourceVersion() string {
+func (r *reflector[T]) LastSyncResourceVersion() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.lastRV
@@ -266,7 +267,7 @@ func (r *Reflector[T]) LastSyncResourceVersion() string {
 
 // LastError returns the cause of the last failed attempt and the number of
 // failures so far. The error is cleared by a successful full sync.
-func (r *Reflector[T]) LastError() (error, int) {
+func (r *reflector[T]) LastError() (error, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.lastErr, r.attempts
@@ -274,11 +275,11 @@ func (r *Reflector[T]) LastError() (error, int) {
 
 // Refused returns how many received objects the reflector refused to store
 // (see [RefusedError]) and the last refusal, nil if none.
-func (r *Reflector[T]) Refused() (int, error) { return r.admit.counts() }
+func (r *reflector[T]) Refused() (int, error) { return r.admit.counts() }
 
 // admitted reports whether obj may be stored; a refusal is counted and
 // logged, at Warn the first time and at Debug after that.
-func (r *Reflector[T]) admitted(obj T) *RefusedError {
+func (r *reflector[T]) admitted(obj T) *RefusedError {
 	err := r.admit.check(obj)
 	if err == nil {
 		return nil
@@ -292,10 +293,10 @@ func (r *Reflector[T]) admitted(obj T) *RefusedError {
 }
 
 // PermanentFailures returns how many calls in a row, up to now, failed with
-// a permanent error (see [IsPermanent]), and the last of them. Any
+// a permanent error (see [isPermanent]), and the last of them. Any
 // successful call (a complete state fetched, a watch opened) and any
 // other kind of failure reset the count to 0.
-func (r *Reflector[T]) PermanentFailures() (int, error) {
+func (r *reflector[T]) PermanentFailures() (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.permanent == 0 {
@@ -304,12 +305,12 @@ func (r *Reflector[T]) PermanentFailures() (int, error) {
 	return r.permanent, r.lastErr
 }
 
-func (r *Reflector[T]) fail(err error) {
+func (r *reflector[T]) fail(err error) {
 	r.log.Warn("reflector attempt failed", "reflector", r.opts.Name, "error", err)
 	r.mu.Lock()
 	r.lastErr = err
 	r.attempts++
-	if IsPermanent(err) {
+	if isPermanent(err) {
 		r.permanent++
 	} else {
 		r.permanent = 0
@@ -321,13 +322,13 @@ func (r *Reflector[T]) fail(err error) {
 }
 
 // succeeded resets the streak of permanent failures.
-func (r *Reflector[T]) succeeded() {
+func (r *reflector[T]) succeeded() {
 	r.mu.Lock()
 	r.permanent = 0
 	r.mu.Unlock()
 }
 
-func (r *Reflector[T]) setRV(rv string, synced bool) {
+func (r *reflector[T]) setRV(rv string, synced bool) {
 	r.mu.Lock()
 	r.lastRV = rv
 	if synced {
@@ -341,19 +342,19 @@ func (r *Reflector[T]) setRV(rv string, synced bool) {
 // step performs one action for the current phase, moves s to the next phase
 // and returns how long to wait before the next step. now is the time the
 // step starts; ctx ends any blocking call.
-func (r *Reflector[T]) step(ctx context.Context, s *state[T], now time.Time) time.Duration {
+func (r *reflector[T]) step(ctx context.Context, s *state[T], now time.Time) time.Duration {
 	switch s.phase {
-	case NeedState:
+	case phaseNeedState:
 		if s.streaming && !s.listOnce {
 			return r.openStream(ctx, s, now)
 		}
 		s.listOnce = false
 		return r.list(ctx, s, now)
-	case Streaming:
+	case phaseStreaming:
 		return r.collectInitial(ctx, s)
-	case NeedWatch:
+	case phaseNeedWatch:
 		return r.openWatch(ctx, s, now)
-	case Watching:
+	case phaseWatching:
 		return r.consume(ctx, s)
 	}
 	return 0
@@ -361,7 +362,7 @@ func (r *Reflector[T]) step(ctx context.Context, s *state[T], now time.Time) tim
 
 // watchTimeout picks the timeoutSeconds of the next watch and records it in
 // s, so that consume can bound the watch on the client side too.
-func (r *Reflector[T]) watchTimeout(s *state[T]) *int64 {
+func (r *reflector[T]) watchTimeout(s *state[T]) *int64 {
 	min := int64(r.opts.MinWatchTimeout / time.Second)
 	if min < 1 {
 		min = 1
@@ -377,7 +378,7 @@ func watchGrace(timeout time.Duration) time.Duration {
 	return max(2*time.Second, min(30*time.Second, timeout/4))
 }
 
-func (r *Reflector[T]) openStream(ctx context.Context, s *state[T], now time.Time) time.Duration {
+func (r *reflector[T]) openStream(ctx context.Context, s *state[T], now time.Time) time.Duration {
 	yes := true
 	opts := metav1.ListOptions{
 		LabelSelector:        r.opts.LabelSelector,
@@ -405,19 +406,19 @@ func (r *Reflector[T]) openStream(ctx context.Context, s *state[T], now time.Tim
 		s.listOnce = true
 		return 0
 	}
-	s.w, s.phase, s.initial, s.shared = w, Streaming, nil, shared
+	s.w, s.phase, s.initial, s.shared = w, phaseStreaming, nil, shared
 	s.deadline = now.Add(r.opts.InitialEventsTimeout)
 	return 0
 }
 
 // collectInitial reads a streaming watch until its end bookmark.
-func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Duration {
+func (r *reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Duration {
 	timer, stopTimer := clock.NewTimer(r.clock, s.deadline.Sub(r.clock.Now()))
 	defer stopTimer()
 	var index map[Key]int // built lazily if the stream modifies or deletes
 	abandon := func(err error) time.Duration {
 		s.w.Stop()
-		s.w, s.initial, s.phase = nil, nil, NeedState
+		s.w, s.initial, s.phase = nil, nil, phaseNeedState
 		if err != nil {
 			r.fail(err)
 		}
@@ -502,10 +503,10 @@ func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Dur
 					// The server would gzip each later event on its
 					// own; a watch from here on is sent plain.
 					s.w.Stop()
-					s.w, s.phase = nil, NeedWatch
+					s.w, s.phase = nil, phaseNeedWatch
 					return 0
 				}
-				s.phase, s.started, s.events = Watching, r.clock.Now(), 0
+				s.phase, s.started, s.events = phaseWatching, r.clock.Now(), 0
 				return 0
 			case watch.Error:
 				err := statusErr(ev.Object)
@@ -519,7 +520,7 @@ func (r *Reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Dur
 }
 
 // list fetches the complete state by paginated LIST and replaces the sink's.
-func (r *Reflector[T]) list(ctx context.Context, s *state[T], now time.Time) time.Duration {
+func (r *reflector[T]) list(ctx context.Context, s *state[T], now time.Time) time.Duration {
 	opts := metav1.ListOptions{
 		LabelSelector:   r.opts.LabelSelector,
 		FieldSelector:   r.opts.FieldSelector,
@@ -580,11 +581,11 @@ func (r *Reflector[T]) list(ctx context.Context, s *state[T], now time.Time) tim
 	}
 	r.setRV(rv, true)
 	r.sink.Replace(items, rv)
-	s.rv, s.relistFrom, s.phase = rv, rv, NeedWatch
+	s.rv, s.relistFrom, s.phase = rv, rv, phaseNeedWatch
 	return 0
 }
 
-func (r *Reflector[T]) openWatch(ctx context.Context, s *state[T], now time.Time) time.Duration {
+func (r *reflector[T]) openWatch(ctx context.Context, s *state[T], now time.Time) time.Duration {
 	opts := metav1.ListOptions{
 		LabelSelector:       r.opts.LabelSelector,
 		FieldSelector:       r.opts.FieldSelector,
@@ -599,13 +600,13 @@ func (r *Reflector[T]) openWatch(ctx context.Context, s *state[T], now time.Time
 		}
 		r.fail(err)
 		if isExpired(err) {
-			s.phase, s.relistFrom = NeedState, s.rv
+			s.phase, s.relistFrom = phaseNeedState, s.rv
 			return 0
 		}
 		return s.backoff.next(now)
 	}
 	r.succeeded()
-	s.w, s.phase, s.started, s.events, s.shared = w, Watching, now, 0, shared
+	s.w, s.phase, s.started, s.events, s.shared = w, phaseWatching, now, 0, shared
 	return 0
 }
 
@@ -614,11 +615,11 @@ func (r *Reflector[T]) openWatch(ctx context.Context, s *state[T], now time.Time
 const shortWatch = time.Second
 
 // consume applies events of the open watch until it ends.
-func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
+func (r *reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 	end := func(err error) time.Duration {
 		s.w.Stop()
 		s.w = nil
-		s.phase = NeedWatch
+		s.phase = phaseNeedWatch
 		now := r.clock.Now()
 		s.backoff.watchLived(now.Sub(s.started))
 		switch {
@@ -629,7 +630,7 @@ func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 			return s.backoff.next(now)
 		case isExpired(err):
 			r.fail(err)
-			s.phase, s.relistFrom = NeedState, s.rv
+			s.phase, s.relistFrom = phaseNeedState, s.rv
 			return 0
 		default:
 			r.fail(err)
@@ -703,7 +704,7 @@ func (r *Reflector[T]) consume(ctx context.Context, s *state[T]) time.Duration {
 	}
 }
 
-func (r *Reflector[T]) hasSynced() bool {
+func (r *reflector[T]) hasSynced() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.synced
@@ -776,7 +777,7 @@ func isTooLarge(err error) bool {
 //
 // A watch that has not opened within WatchOpenTimeout is abandoned: its
 // context is cancelled and the error wraps ErrWatchStalled.
-func (r *Reflector[T]) watch(ctx context.Context, opts metav1.ListOptions) (w watch.Interface, shared bool, err error) {
+func (r *reflector[T]) watch(ctx context.Context, opts metav1.ListOptions) (w watch.Interface, shared bool, err error) {
 	wctx, cancel := context.WithCancelCause(ctx)
 	timeout := r.opts.WatchOpenTimeout
 	timer := r.clock.AfterFunc(timeout, func() { cancel(errWatchOpenTimeout) })
@@ -822,7 +823,7 @@ func (w *openWatch) Err() error { return watchErr(w.Interface) }
 func (w *openWatch) Compressed() bool { return compressedStream(w.Interface) }
 
 // prepareWatched is Sink.Prepare for an object of the current watch.
-func (r *Reflector[T]) prepareWatched(s *state[T], obj T) T {
+func (r *reflector[T]) prepareWatched(s *state[T], obj T) T {
 	if s.shared {
 		return r.hinting.prepareShared(obj)
 	}

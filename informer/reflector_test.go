@@ -37,7 +37,7 @@ func itoa(n int) string {
 
 // runUntilIdle runs r inside a synctest bubble until every goroutine is
 // blocked, then stops it and waits for Run to return.
-func runUntilIdle[T Object](t *testing.T, r *Reflector[T]) {
+func runUntilIdle[T Object](t *testing.T, r *reflector[T]) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() { r.Run(ctx); close(done) }()
@@ -53,7 +53,7 @@ func TestReflectorStep(t *testing.T) {
 				watchWith(true, ev(watch.Added, cm("ns", "b", "11"))),
 			)
 			sink := &logSink{}
-			r := NewReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{DisableStreaming: true})
+			r := newReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{DisableStreaming: true})
 			s := &state[*corev1.ConfigMap]{backoff: backoffState{cfg: r.backoff}}
 			ctx := t.Context()
 			var phases []string
@@ -79,7 +79,7 @@ func TestReflectorStreaming(t *testing.T) {
 				watchWith(false, bookmark("9", true)),
 			)
 			sink := &logSink{}
-			r := NewReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{})
+			r := newReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{})
 			runUntilIdle(t, r)
 			eq(t, "calls", lw.callLog(), []string{
 				"watch rv= match=NotOlderThan stream",
@@ -141,7 +141,7 @@ func TestReflectorReopensCompressedStreams(t *testing.T) {
 				watchWith(false, ev(watch.Modified, cm("ns", "a", "6"))),
 			)
 			sink := &logSink{}
-			r := NewReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{})
+			r := newReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{})
 			runUntilIdle(t, r)
 			eq(t, "calls", lw.callLog(), []string{"watch rv= match=NotOlderThan stream", "watch rv=5"})
 			eq(t, "sink", sink.log, []string{"replace 1 @5", "update ns/a"})
@@ -159,7 +159,7 @@ func TestReflectorReopensCompressedStreams(t *testing.T) {
 				func(metav1.ListOptions) (watch.Interface, error) { return compressedWatch{resumed}, nil },
 			)
 			sink := &logSink{}
-			r := NewReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{DisableStreaming: true})
+			r := newReflector[*corev1.ConfigMap](lw, sink, ReflectorOptions{DisableStreaming: true})
 			runUntilIdle(t, r)
 			eq(t, "calls", lw.callLog(), []string{"list rv=", "watch rv=5"})
 			eq(t, "sink", sink.log, []string{"replace 1 @5", "update ns/a"})
@@ -186,14 +186,14 @@ func TestRelistDoesNotRetainPages(t *testing.T) {
 		stop := start(t, inf)
 		defer stop()
 		synctest.Wait()
-		b, _ := inf.Store().Get(Key{"ns", "b"})
+		b, _ := inf.Lister().GetKey(Key{"ns", "b"})
 		if b.ResourceVersion != "2" {
 			t.Fatalf("b = %v", b.ResourceVersion)
 		}
 		if b == second[1] {
 			t.Fatal("changed object still points into the relist page")
 		}
-		if a, _ := inf.Store().Get(Key{"ns", "a"}); a == second[0] {
+		if a, _ := inf.Lister().GetKey(Key{"ns", "a"}); a == second[0] {
 			t.Fatal("unchanged object was replaced by the relist copy")
 		}
 	})
@@ -204,7 +204,7 @@ func TestRelistDoesNotRetainPages(t *testing.T) {
 // reports itself synced.
 type rvAtReplaceSink struct {
 	logSink
-	r    *Reflector[*corev1.ConfigMap]
+	r    *reflector[*corev1.ConfigMap]
 	seen []string
 }
 
@@ -224,7 +224,7 @@ func TestReflectorSetsTheResourceVersionBeforeReportingASync(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				sink := &rvAtReplaceSink{}
-				r := NewReflector[*corev1.ConfigMap](tc.lw, sink, tc.opts)
+				r := newReflector[*corev1.ConfigMap](tc.lw, sink, tc.opts)
 				sink.r = r
 				runUntilIdle(t, r)
 				if len(sink.seen) != 1 || sink.seen[0] == "" {

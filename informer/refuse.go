@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -12,15 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// ErrRefused is wrapped by every *[RefusedError].
-var ErrRefused = errors.New("object refused")
-
 // RefusedError describes an object the reflector would not store: one
 // without a name, one from outside the watched namespace, or an
 // unstructured object of another group/version or kind than the watched
 // resource's. Such objects come only from a broken or hostile server (or
 // something between); the reflector leaves them out and counts them (see
-// [Reflector.Refused] and [Informer.Refused]). It wraps [ErrRefused].
+// [reflector.Refused] and [Informer.Refused]). It wraps [ErrRefused].
 type RefusedError struct {
 	// Key is the refused object's namespace and name, as received.
 	Key Key

@@ -131,7 +131,7 @@ func TestInformerRefusesObjectsOfAnotherNamespace(t *testing.T) {
 				w.Add(cm("b", "other2", "11"))
 				w.Add(cm("a", "two", "12"))
 				synctest.Wait()
-				keys := inf.Store().Keys()
+				keys := inf.Lister().Keys()
 				slices.SortFunc(keys, func(x, y Key) int { return strings.Compare(x.String(), y.String()) })
 				if want := []Key{{"a", "one"}, {"a", "two"}}; !slices.Equal(keys, want) {
 					t.Fatalf("cache %v, want %v", keys, want)
@@ -170,11 +170,11 @@ func TestReflectorPoisonedEvents(t *testing.T) {
 		synctest.Wait()
 		time.Sleep(10 * time.Second)
 		synctest.Wait()
-		if _, ok := inf.Store().Get(Key{Namespace: "a"}); ok {
+		if _, ok := inf.Lister().GetKey(Key{Namespace: "a"}); ok {
 			t.Error("an object without a name is cached")
 		}
-		if _, ok := inf.Store().Get(Key{Namespace: "a", Name: "three"}); !ok {
-			t.Errorf("the third watch's event is missing; cache %v", inf.Store().Keys())
+		if _, ok := inf.Lister().GetKey(Key{Namespace: "a", Name: "three"}); !ok {
+			t.Errorf("the third watch's event is missing; cache %v", inf.Lister().Keys())
 		}
 		calls := lw.callLog()
 		want := []string{"list rv=", "watch rv=10", "watch rv=10", "watch rv=10"}
@@ -208,7 +208,7 @@ func TestReflectorAbandonsWatchThatNeverOpens(t *testing.T) {
 		if err, _ := inf.lastError(); !errors.Is(err, ErrWatchStalled) {
 			t.Fatalf("last error %v, want ErrWatchStalled", err)
 		}
-		if _, ok := inf.Store().Get(Key{Namespace: "a", Name: "two"}); !ok {
+		if _, ok := inf.Lister().GetKey(Key{Namespace: "a", Name: "two"}); !ok {
 			t.Fatalf("the next watch's event is missing; calls %q", lw.callLog())
 		}
 	})

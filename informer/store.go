@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"iter"
@@ -23,10 +22,6 @@ const NamespaceIndex = "namespace"
 // a pure function of the object and must not keep or mutate it. It runs on
 // the informer's writer goroutine, like Options.Transform: keep it cheap.
 type IndexFunc[T Object] func(obj T) []string
-
-// ErrUnknownIndex is wrapped by errors for an index name that was not
-// registered.
-var ErrUnknownIndex = errors.New("unknown index")
 
 func unknownIndex(name string) error { return fmt.Errorf("%w %q", ErrUnknownIndex, name) }
 
@@ -95,18 +90,18 @@ type root[T Object] struct {
 	indexers map[string]IndexFunc[T] // immutable
 }
 
-// Store is a thread-safe cache of objects by [Key], with named indexes
+// cacheStore is a thread-safe cache of objects by [Key], with named indexes
 // (NamespaceIndex is always present). It is the read side of an informer.
 // Every method is safe for concurrent use; readers never block and never
 // delay the writer. Each read works on one consistent point-in-time view.
-// Objects are stored by pointer and shared: whatever a Store returns is
+// Objects are stored by pointer and shared: whatever a cacheStore returns is
 // read-only for the caller (see the mutation detector in Options) —
 // except in a compact store (Options.Compact), which decodes an object
 // of the caller's own at every read. Returned slices are fresh and belong
 // to the caller.
 //
-// Only the owning informer writes to a Store.
-type Store[T Object] struct {
+// Only the owning informer writes to a cacheStore.
+type cacheStore[T Object] struct {
 	seed   maphash.Seed
 	cur    atomic.Pointer[root[T]]
 	detect *detector[T] // nil when mutation detection is off
@@ -122,8 +117,8 @@ type Store[T Object] struct {
 	w   *root[T]   // root under construction, nil outside a transaction
 }
 
-func newStore[T Object](indexers map[string]IndexFunc[T], detect *detector[T], pack *packer[T]) *Store[T] {
-	s := &Store[T]{seed: maphash.MakeSeed(), detect: detect, pack: pack}
+func newStore[T Object](indexers map[string]IndexFunc[T], detect *detector[T], pack *packer[T]) *cacheStore[T] {
+	s := &cacheStore[T]{seed: maphash.MakeSeed(), detect: detect, pack: pack}
 	if pack != nil {
 		s.detect = nil // every read decodes an object of its own: nothing to detect
 	}
@@ -140,7 +135,7 @@ func newStore[T Object](indexers map[string]IndexFunc[T], detect *detector[T], p
 }
 
 // pos returns the hash of k and the position of its shard.
-func (s *Store[T]) pos(k Key) (h uint64, mi, si int) {
+func (s *cacheStore[T]) pos(k Key) (h uint64, mi, si int) {
 	h = maphash.Comparable(s.seed, k)
 	return h, int(h & (fan - 1)), int((h >> fanBits) & (fan - 1))
 }
@@ -160,7 +155,7 @@ func (r *root[T]) each(fn func(*shard[T])) {
 }
 
 // Get returns the object stored under k.
-func (s *Store[T]) Get(k Key) (T, bool) {
+func (s *cacheStore[T]) Get(k Key) (T, bool) {
 	h, mi, si := s.pos(k)
 	var zero T
 	m := s.cur.Load().mids[mi]
@@ -179,7 +174,7 @@ func (s *Store[T]) Get(k Key) (T, bool) {
 }
 
 // value returns e's object: a fresh decoding in a compact store.
-func (s *Store[T]) value(e entry[T]) T {
+func (s *cacheStore[T]) value(e entry[T]) T {
 	if e.pk != nil {
 		return s.pack.unpack(e.pk)
 	}
@@ -188,12 +183,12 @@ func (s *Store[T]) value(e entry[T]) T {
 
 // delta returns a Delta of type t for e, to be decoded by each listener
 // when e is packed.
-func delta[T Object](t DeltaType, e entry[T]) Delta[T] {
-	return Delta[T]{Type: t, Object: e.obj, objP: e.pk}
+func delta[T Object](t deltaType, e entry[T]) change[T] {
+	return change[T]{Type: t, Object: e.obj, objP: e.pk}
 }
 
 // withOld sets d's old object to e's.
-func (d Delta[T]) withOld(e entry[T]) Delta[T] {
+func (d change[T]) withOld(e entry[T]) change[T] {
 	d.Old, d.oldP, d.HasOld = e.obj, e.pk, true
 	return d
 }
@@ -209,7 +204,7 @@ func labelsOf[T Object](e *entry[T]) labels.Labels {
 // scan yields, for a compact store, the objects of view r whose labels
 // match sel (all when sel is nil or empty), limited to namespace ns when
 // byNS is set; each is decoded for the caller.
-func (s *Store[T]) scan(r *root[T], ns string, byNS bool, sel labels.Selector, yield func(T) bool) {
+func (s *cacheStore[T]) scan(r *root[T], ns string, byNS bool, sel labels.Selector, yield func(T) bool) {
 	all := sel == nil || sel.Empty()
 	for _, m := range r.mids {
 		if m == nil {
@@ -236,11 +231,11 @@ func (s *Store[T]) scan(r *root[T], ns string, byNS bool, sel labels.Selector, y
 }
 
 // Len returns the number of objects.
-func (s *Store[T]) Len() int { return s.cur.Load().count }
+func (s *cacheStore[T]) Len() int { return s.cur.Load().count }
 
 // List returns the objects whose labels match sel, in no particular order.
 // A nil selector matches everything.
-func (s *Store[T]) List(sel labels.Selector) []T {
+func (s *cacheStore[T]) List(sel labels.Selector) []T {
 	all := sel == nil || sel.Empty()
 	r := s.cur.Load()
 	n := r.count
@@ -269,7 +264,7 @@ func (s *Store[T]) List(sel labels.Selector) []T {
 // All yields the objects whose labels match sel (nil: all), in no
 // particular order, from one consistent view, without allocating. The
 // iteration holds no lock; it may be stopped early.
-func (s *Store[T]) All(sel labels.Selector) iter.Seq[T] {
+func (s *cacheStore[T]) All(sel labels.Selector) iter.Seq[T] {
 	all := sel == nil || sel.Empty()
 	return func(yield func(T) bool) {
 		r := s.cur.Load()
@@ -296,7 +291,7 @@ func (s *Store[T]) All(sel labels.Selector) iter.Seq[T] {
 }
 
 // inNamespace yields the objects of namespace ns matching sel.
-func (s *Store[T]) inNamespace(ns string, sel labels.Selector) iter.Seq[T] {
+func (s *cacheStore[T]) inNamespace(ns string, sel labels.Selector) iter.Seq[T] {
 	all := sel == nil || sel.Empty()
 	return func(yield func(T) bool) {
 		r := s.cur.Load()
@@ -323,7 +318,7 @@ func (s *Store[T]) inNamespace(ns string, sel labels.Selector) iter.Seq[T] {
 }
 
 // Keys returns every key, in no particular order.
-func (s *Store[T]) Keys() []Key {
+func (s *cacheStore[T]) Keys() []Key {
 	r := s.cur.Load()
 	out := make([]Key, 0, r.count)
 	r.each(func(sh *shard[T]) {
@@ -336,11 +331,11 @@ func (s *Store[T]) Keys() []Key {
 
 // ByIndex returns the objects indexed under value by the named index. The
 // error wraps [ErrUnknownIndex] if no such index exists.
-func (s *Store[T]) ByIndex(index, value string) ([]T, error) {
+func (s *cacheStore[T]) ByIndex(index, value string) ([]T, error) {
 	return s.byIndex(index, value, nil)
 }
 
-func (s *Store[T]) byIndex(index, value string, sel labels.Selector) ([]T, error) {
+func (s *cacheStore[T]) byIndex(index, value string, sel labels.Selector) ([]T, error) {
 	r := s.cur.Load()
 	if _, ok := r.indexers[index]; !ok {
 		return nil, unknownIndex(index)
@@ -380,7 +375,7 @@ func (s *Store[T]) byIndex(index, value string, sel labels.Selector) ([]T, error
 
 // IndexKeys returns the keys indexed under value by the named index, sorted.
 // The error wraps [ErrUnknownIndex] if no such index exists.
-func (s *Store[T]) IndexKeys(index, value string) ([]Key, error) {
+func (s *cacheStore[T]) IndexKeys(index, value string) ([]Key, error) {
 	r := s.cur.Load()
 	if _, ok := r.indexers[index]; !ok {
 		return nil, unknownIndex(index)
@@ -415,7 +410,7 @@ func (s *Store[T]) IndexKeys(index, value string) ([]Key, error) {
 }
 
 // IndexValues returns the values present in the named index, sorted.
-func (s *Store[T]) IndexValues(index string) ([]string, error) {
+func (s *cacheStore[T]) IndexValues(index string) ([]string, error) {
 	r := s.cur.Load()
 	if _, ok := r.indexers[index]; !ok {
 		return nil, unknownIndex(index)
@@ -444,14 +439,14 @@ func (s *Store[T]) IndexValues(index string) ([]string, error) {
 
 // --- write side ---
 
-func (s *Store[T]) begin() {
+func (s *cacheStore[T]) begin() {
 	s.wmu.Lock()
 	s.txn++
 	r := *s.cur.Load()
 	s.w = &r
 }
 
-func (s *Store[T]) commit() {
+func (s *cacheStore[T]) commit() {
 	s.cur.Store(s.w)
 	s.w = nil
 	s.wmu.Unlock()
@@ -459,7 +454,7 @@ func (s *Store[T]) commit() {
 
 // shardAt returns the writable shard at (mi, si), copying the path to it on
 // first use in the transaction; nil if absent and !create.
-func (s *Store[T]) shardAt(mi, si int, create bool) *shard[T] {
+func (s *cacheStore[T]) shardAt(mi, si int, create bool) *shard[T] {
 	if s.w.mids[mi] == nil && !create {
 		return nil
 	}
@@ -479,7 +474,7 @@ func (s *Store[T]) shardAt(mi, si int, create bool) *shard[T] {
 }
 
 // midAt returns the writable middle node mi, creating or copying it.
-func (s *Store[T]) midAt(mi int) *mid[T] {
+func (s *cacheStore[T]) midAt(mi int) *mid[T] {
 	m := s.w.mids[mi]
 	switch {
 	case m == nil:
@@ -520,7 +515,7 @@ func indexValues[T Object](e entry[T], name string, fn IndexFunc[T]) []string {
 	return fn(e.obj)
 }
 
-func (s *Store[T]) indexAdd(sh *shard[T], k Key, e entry[T]) {
+func (s *cacheStore[T]) indexAdd(sh *shard[T], k Key, e entry[T]) {
 	for name, fn := range s.w.indexers {
 		if fn == nil {
 			continue
@@ -544,7 +539,7 @@ func (s *Store[T]) indexAdd(sh *shard[T], k Key, e entry[T]) {
 	}
 }
 
-func (s *Store[T]) indexDel(sh *shard[T], k Key, e entry[T]) {
+func (s *cacheStore[T]) indexDel(sh *shard[T], k Key, e entry[T]) {
 	for name, fn := range s.w.indexers {
 		if fn == nil {
 			continue
@@ -563,7 +558,7 @@ func (s *Store[T]) indexDel(sh *shard[T], k Key, e entry[T]) {
 
 // same reports whether e already holds obj: the same object, or in a
 // compact store the same resourceVersion (one state of one object).
-func (s *Store[T]) same(e *entry[T], obj T) bool {
+func (s *cacheStore[T]) same(e *entry[T], obj T) bool {
 	if e.pk == nil || s.pack == nil {
 		return any(e.obj) == any(obj)
 	}
@@ -587,7 +582,7 @@ func (s *Store[T]) same(e *entry[T], obj T) bool {
 }
 
 // entryOf returns the entry holding obj, packed in a compact store.
-func (s *Store[T]) entryOf(obj T) entry[T] {
+func (s *cacheStore[T]) entryOf(obj T) entry[T] {
 	if s.pack != nil {
 		if pk := s.packedOf(obj, s.w.indexers); pk != nil {
 			return entry[T]{pk: pk, gen: s.txn}
@@ -605,7 +600,7 @@ func (s *Store[T]) entryOf(obj T) entry[T] {
 // given to the store's write methods, which take its encoding back; it is
 // never handed to a reader. When obj cannot be encoded, obj itself is
 // returned.
-func (s *Store[T]) prepack(obj T, held *packed) T {
+func (s *cacheStore[T]) prepack(obj T, held *packed) T {
 	pk := held
 	if pk == nil {
 		pk = s.packedOf(obj, s.cur.Load().indexers)
@@ -618,7 +613,7 @@ func (s *Store[T]) prepack(obj T, held *packed) T {
 
 // prepackHeld is prepack for the unchanged object k at resourceVersion rv
 // whose encoding pk is stored; k and rv are copied.
-func (s *Store[T]) prepackHeld(k Key, rv string, pk *packed) T {
+func (s *cacheStore[T]) prepackHeld(k Key, rv string, pk *packed) T {
 	stub := s.pack.stub(Key{Namespace: strings.Clone(k.Namespace), Name: strings.Clone(k.Name)}, strings.Clone(rv))
 	s.pmu.Lock()
 	if s.pending == nil {
@@ -630,7 +625,7 @@ func (s *Store[T]) prepackHeld(k Key, rv string, pk *packed) T {
 }
 
 // isPending reports whether obj is a stand-in made by prepack.
-func (s *Store[T]) isPending(obj T) bool {
+func (s *cacheStore[T]) isPending(obj T) bool {
 	s.pmu.Lock()
 	defer s.pmu.Unlock()
 	_, ok := s.pending[any(obj)]
@@ -640,7 +635,7 @@ func (s *Store[T]) isPending(obj T) bool {
 // packedOf returns obj's encoding: the one prepack made for a stand-in,
 // completed with the values of indexes added since, or a new one; nil if
 // obj cannot be encoded.
-func (s *Store[T]) packedOf(obj T, idx map[string]IndexFunc[T]) *packed {
+func (s *cacheStore[T]) packedOf(obj T, idx map[string]IndexFunc[T]) *packed {
 	s.pmu.Lock()
 	pk, ok := s.pending[any(obj)]
 	if ok {
@@ -676,7 +671,7 @@ func (s *Store[T]) packedOf(obj T, idx map[string]IndexFunc[T]) *packed {
 }
 
 // forget drops the encoding prepared for obj, if it is a stand-in.
-func (s *Store[T]) forget(obj T) {
+func (s *cacheStore[T]) forget(obj T) {
 	if s.pack == nil {
 		return
 	}
@@ -687,7 +682,7 @@ func (s *Store[T]) forget(obj T) {
 
 // dropPending forgets the stand-ins that were prepared but never stored
 // (a list or watch abandoned halfway).
-func (s *Store[T]) dropPending() {
+func (s *cacheStore[T]) dropPending() {
 	s.pmu.Lock()
 	s.pending = nil
 	s.pmu.Unlock()
@@ -695,7 +690,7 @@ func (s *Store[T]) dropPending() {
 
 // putW stores obj inside the open transaction and returns the entry now
 // stored and the one it replaced.
-func (s *Store[T]) putW(k Key, obj T) (cur, old entry[T], existed bool) {
+func (s *cacheStore[T]) putW(k Key, obj T) (cur, old entry[T], existed bool) {
 	h, mi, si := s.pos(k)
 	sh := s.shardAt(mi, si, true)
 	i, existed := sh.items.find(h, k)
@@ -720,19 +715,19 @@ func (s *Store[T]) putW(k Key, obj T) (cur, old entry[T], existed bool) {
 }
 
 // put stores obj and returns the Added or Updated delta.
-func (s *Store[T]) put(obj T) Delta[T] {
+func (s *cacheStore[T]) put(obj T) change[T] {
 	s.begin()
 	defer s.commit()
 	cur, old, existed := s.putW(KeyOf(obj), obj)
 	if !existed {
-		return delta(Added, cur)
+		return delta(deltaAdded, cur)
 	}
-	return delta(Updated, cur).withOld(old)
+	return delta(deltaUpdated, cur).withOld(old)
 }
 
 // heldPacked returns the encoding stored under k in a compact store, nil
 // if there is none.
-func (s *Store[T]) heldPacked(k Key) *packed {
+func (s *cacheStore[T]) heldPacked(k Key) *packed {
 	h, mi, si := s.pos(k)
 	m := s.cur.Load().mids[mi]
 	if m == nil || m.shards[si] == nil {
@@ -744,7 +739,7 @@ func (s *Store[T]) heldPacked(k Key) *packed {
 
 // heldRV returns the resourceVersion of the object stored under k, without
 // decoding it.
-func (s *Store[T]) heldRV(k Key) (string, bool) {
+func (s *cacheStore[T]) heldRV(k Key) (string, bool) {
 	h, mi, si := s.pos(k)
 	m := s.cur.Load().mids[mi]
 	if m == nil || m.shards[si] == nil {
@@ -761,7 +756,7 @@ func (s *Store[T]) heldRV(k Key) (string, bool) {
 }
 
 // remove deletes the object under k and returns its entry.
-func (s *Store[T]) remove(k Key) (old entry[T], existed bool) {
+func (s *cacheStore[T]) remove(k Key) (old entry[T], existed bool) {
 	if _, ok := s.heldRV(k); !ok {
 		return old, false
 	}
@@ -784,13 +779,13 @@ func (s *Store[T]) remove(k Key) (old entry[T], existed bool) {
 // Replaced per item and one Deleted with FinalStateUnknown per key that is
 // gone. Readers see it atomically. Objects are never copied; the old and new
 // views share every unchanged object, so a relist holds the objects once.
-func (s *Store[T]) replace(items []T, initial bool) []Delta[T] {
+func (s *cacheStore[T]) replace(items []T, initial bool) []change[T] {
 	s.begin()
 	defer s.commit()
-	deltas := make([]Delta[T], 0, len(items))
+	deltas := make([]change[T], 0, len(items))
 	for _, o := range items {
 		cur, old, existed := s.putW(KeyOf(o), o)
-		d := delta(Replaced, cur)
+		d := delta(deltaReplaced, cur)
 		if s.pack == nil {
 			d.Object = o
 		}
@@ -817,7 +812,7 @@ func (s *Store[T]) replace(items []T, initial bool) []Delta[T] {
 				for _, x := range sh.items {
 					s.detect.check(x.k, x.e)
 					s.w.count--
-					d := delta(Deleted, x.e)
+					d := delta(deltaDeleted, x.e)
 					d.FinalStateUnknown = true
 					deltas = append(deltas, d)
 				}
@@ -833,7 +828,7 @@ func (s *Store[T]) replace(items []T, initial bool) []Delta[T] {
 				s.detect.check(x.k, x.e)
 				s.indexDel(sh, x.k, x.e)
 				s.w.count--
-				d := delta(Deleted, x.e)
+				d := delta(deltaDeleted, x.e)
 				d.FinalStateUnknown = true
 				deltas = append(deltas, d)
 			}
@@ -855,7 +850,7 @@ func hasStale[T Object](sh *shard[T], txn uint64) bool {
 
 // addIndexers adds indexes (existing names are kept as they are) and
 // indexes the current content.
-func (s *Store[T]) addIndexers(indexers map[string]IndexFunc[T]) {
+func (s *cacheStore[T]) addIndexers(indexers map[string]IndexFunc[T]) {
 	s.begin()
 	defer s.commit()
 	added := map[string]IndexFunc[T]{}
@@ -903,7 +898,7 @@ func (s *Store[T]) addIndexers(indexers map[string]IndexFunc[T]) {
 }
 
 // clear drops every object (used when an informer is released).
-func (s *Store[T]) clear() {
+func (s *cacheStore[T]) clear() {
 	s.begin()
 	defer s.commit()
 	s.w.mids = [fan]*mid[T]{}
@@ -911,7 +906,7 @@ func (s *Store[T]) clear() {
 }
 
 // checkAll compares every stored object with its snapshot.
-func (s *Store[T]) checkAll() {
+func (s *cacheStore[T]) checkAll() {
 	if s.detect == nil {
 		return
 	}
@@ -924,9 +919,9 @@ func (s *Store[T]) checkAll() {
 
 // deltas returns one delta of type t for every stored object, in no
 // particular order; a compact store's stay encoded until delivered.
-func (s *Store[T]) deltas(t DeltaType) []Delta[T] {
+func (s *cacheStore[T]) deltas(t deltaType) []change[T] {
 	r := s.cur.Load()
-	out := make([]Delta[T], 0, r.count)
+	out := make([]change[T], 0, r.count)
 	r.each(func(sh *shard[T]) {
 		for i := range sh.items {
 			out = append(out, delta(t, sh.items[i].e))

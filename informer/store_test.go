@@ -34,7 +34,7 @@ func packerIf[T Object](compact bool) *packer[T] {
 }
 
 // deltaObject returns d's object, decoding it from a compact store.
-func deltaObject[T Object](s *Store[T], d Delta[T]) T {
+func deltaObject[T Object](s *cacheStore[T], d change[T]) T {
 	if d.objP != nil {
 		return s.pack.unpack(d.objP)
 	}
@@ -48,7 +48,7 @@ func TestStore(t *testing.T) {
 }
 
 func testStore(t *testing.T, compact bool) {
-	newS := func() *Store[*corev1.ConfigMap] {
+	newS := func() *cacheStore[*corev1.ConfigMap] {
 		s := newStore(map[string]IndexFunc[*corev1.ConfigMap]{"app": byApp}, nil, packerIf[*corev1.ConfigMap](compact))
 		s.put(cm("a", "x", "1", "app", "web"))
 		s.put(cm("a", "y", "1", "app", "db"))

@@ -62,4 +62,16 @@
 // scaled from production ones only as far as needed, and measured
 // durations are logged, never asserted: a machine running at a load of 8
 // on 2 cores is slower by a factor no bound can name.
+//
+// # Fixtures
+//
+// Namespace gives each test a namespace of its own, named after the test
+// and deleted when it ends, so that `go test -count=3` on one shared
+// control plane never meets a previous run's objects. WaitForEvent waits
+// for an Event of a reason about an object. Neither testenv nor fake runs
+// kube-controller-manager: CompleteJob, FailJob and RollOutDeployment
+// write the status its controllers would, in the shape kube-apiserver
+// validates (a Complete Job needs SuccessCriteriaMet and a completion
+// time; a Failed one FailureTarget), for controllers that react to the
+// Jobs and Deployments they own.
 package kubegotest

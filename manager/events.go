@@ -19,7 +19,7 @@ type recorders struct {
 }
 
 // EventRecorder returns the Manager's event recorder for the reporting
-// controller name (a qualified name such as "example.com/foo"), creating it
+// controller name, creating it
 // on the first call; later calls with the same name return the same
 // Recorder. It writes events.k8s.io/v1 Events through the Manager's
 // client, with Options.Events for everything but ReportingController, and
@@ -36,9 +36,12 @@ type recorders struct {
 // Manager that is never started keep their goroutine; Shutdown them
 // yourself then.
 //
+// name is written in every Event's reportingController and must be what
+// kube-apiserver accepts there: a label key, that is an optional DNS
+// subdomain prefix and a slash, then a name of at most 63 characters of
+// letters, digits, '-', '_' and '.' ("example.com/cronjob", or "cronjob").
 // It returns record's *OptionsError (wrapping record.ErrInvalidOptions)
-// for a name that is not a valid reporting controller, or an error
-// registering the metrics. It is safe for concurrent use.
+// for any other name, or an error registering the metrics. It is safe for concurrent use.
 func (m *Manager) EventRecorder(name string) (*record.Recorder, error) {
 	m.recs.mu.Lock()
 	defer m.recs.mu.Unlock()

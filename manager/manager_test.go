@@ -131,7 +131,7 @@ func TestManagerServesProbesAndMetrics(t *testing.T) {
 		`rest_client_requests_total{code="200",method="GET"}`,
 		`rest_client_requests_total{code="200",method="PATCH"} 10`,
 		`rest_client_request_duration_seconds_count{verb="PATCH"} 10`,
-		`workqueue_adds_total{name="labels"}`,
+		`workqueue_adds_total{controller="labels",name="labels"}`,
 		`controller_runtime_reconcile_total{controller="labels",result="success"}`,
 		`controller_runtime_reconcile_time_seconds_count{controller="labels"}`,
 		`controller_runtime_max_concurrent_reconciles{controller="labels"} 1`,

@@ -36,6 +36,10 @@ type PatchOptions struct {
 // of old, modified. Neither is modified. When they do not differ outside
 // the status, nothing is sent and new is returned.
 //
+// The request goes to old's namespace whatever r's is, so r may be the
+// client of all namespaces (client.Typed[T](c)); a cluster-scoped object
+// goes to r as it is.
+//
 // Server refusals are *apierrors.StatusError, as for r.Patch.
 func Patch[T informer.Object](ctx context.Context, r *client.Resource[T], old, new T, opts PatchOptions) (T, error) {
 	return patch(ctx, r, old, new, opts, false)

@@ -189,7 +189,7 @@ type replica struct {
 
 func (r *replica) cached() int {
 	if inf := r.cache.Load(); inf != nil {
-		return inf.Store().Len()
+		return inf.Lister().Len()
 	}
 	return 0
 }

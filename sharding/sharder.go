@@ -215,7 +215,7 @@ func (s *Sharder) Counts() map[string]int {
 	label := ShardLabel(s.opts.Ring)
 	out := map[string]int{}
 	for _, r := range t.resources {
-		for o := range r.inf.Store().All(nil) {
+		for o := range r.inf.Lister().All(nil) {
 			out[o.GetLabels()[label]]++
 		}
 	}

@@ -103,7 +103,7 @@ func (s *Sharder) lead(ctx context.Context) error {
 			Sources: []controller.Source{
 				controller.ForMetadata{Resource: r.Resource},
 				controller.Channel(tr.changed, func(context.Context, struct{}) []controller.Request {
-					keys := inf.Store().Keys()
+					keys := inf.Lister().Keys()
 					reqs := make([]controller.Request, len(keys))
 					for i, k := range keys {
 						reqs[i] = controller.Request{Key: k}
@@ -185,7 +185,7 @@ func shardOf(label string) func(informer.Object) []string {
 func (t *term) owned(id string) int {
 	n := 0
 	for _, r := range t.resources {
-		keys, _ := r.inf.Store().IndexKeys(shardIndex, id)
+		keys, _ := r.inf.Lister().IndexKeys(shardIndex, id)
 		n += len(keys)
 	}
 	return n
@@ -195,7 +195,7 @@ func (t *term) owned(id string) int {
 func (t *term) labelled() []string {
 	var out []string
 	for _, r := range t.resources {
-		vs, _ := r.inf.Store().IndexValues(shardIndex)
+		vs, _ := r.inf.Lister().IndexValues(shardIndex)
 		out = append(out, vs...)
 	}
 	return out
@@ -227,7 +227,7 @@ type assigner struct {
 
 func (a *assigner) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
 	dk := drainKey{resource: a.r.idx, key: req.Key}
-	obj, ok := a.r.inf.Store().Get(req.Key)
+	obj, ok := a.r.inf.Lister().GetKey(req.Key)
 	if !ok {
 		a.t.drains.end(dk)
 		return controller.Result{}, nil

@@ -78,18 +78,14 @@ func podsByNode(ctx context.Context, c *client.Client, out io.Writer) error {
 		return err
 	}
 
-	nodes := map[string]bool{}
-	for _, p := range pods.Lister().List(nil) {
-		nodes[nodeOf(p)[0]] = true
+	lister := pods.Lister() // an informer's reads that do not wait for sync
+	nodes, err := lister.IndexValues(ByNode)
+	if err != nil {
+		return err
 	}
-	for _, node := range slices.Sorted(func(yield func(string) bool) {
-		for n := range nodes {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
-		onNode, err := pods.Lister().ByIndex(ByNode, node)
+	slices.Sort(nodes)
+	for _, node := range nodes {
+		onNode, err := lister.ByIndex(ByNode, node)
 		if err != nil {
 			return err
 		}

@@ -11,7 +11,8 @@
 //	q := workqueue.New(workqueue.Options[Key]{Metrics: m})
 //
 // The series keep the names client-go and controller-runtime use, with a
-// constant "name" label, so existing dashboards work:
+// constant "name" label (and a "controller" label for a controller's
+// queue, as controller-runtime has it), so existing dashboards work:
 //
 //	workqueue_depth                              gauge      keys waiting for a worker
 //	workqueue_adds_total                         counter    adds, not counting deduplicated ones

@@ -19,6 +19,10 @@ type Options struct {
 	// Name is the value of the "name" label, which tells queues apart on
 	// one registry.
 	Name string
+	// Controller, if set, is the value of a "controller" label, which
+	// controller-runtime's dashboards select by; a controller's queue
+	// sets it to the controller's name.
+	Controller string
 	// Buckets are the upper bounds, in seconds, of the queue-duration and
 	// work-duration histograms. Nil means 1µs, 10µs, … up to 1000s.
 	Buckets []float64
@@ -50,6 +54,9 @@ func New(opts Options) (*Metrics, error) {
 		buckets = prometheus.ExponentialBuckets(1e-6, 10, 10)
 	}
 	labels := prometheus.Labels{"name": opts.Name}
+	if opts.Controller != "" {
+		labels["controller"] = opts.Controller
+	}
 	m := &Metrics{}
 	m.depth = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "workqueue_depth", Help: "Current number of keys waiting for a worker.", ConstLabels: labels,

@@ -1,0 +1,23 @@
+package install_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/kubego/kubego/install"
+)
+
+func ExampleCommand() {
+	op := install.Operator{
+		Name: "labeler", Namespace: "labeler-system", Image: "example.com/labeler:v1",
+		ClusterRules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "patch"}}},
+	}
+	// In main, before starting the Manager: `labeler manifests`,
+	// `labeler install` and `labeler uninstall` are handled here.
+	args := []string{"manifests"}
+	handled, err := install.Command(context.Background(), args, op, os.Stdout)
+	fmt.Fprintln(os.Stderr, handled, err)
+}
