@@ -7,7 +7,7 @@ FUZZTIME ?= 5s
 TEST_TIMEOUT ?= 60m
 COMPAT_VERSIONS ?= 1.34 1.35 1.36 1.37
 
-.PHONY: test-kubectl test demo demo-intro dev controlplane unit fuzz vet bench bench-priority test-faults soak compat test-portforward bench-streams test-sharding bench-sharding test-loaded
+.PHONY: bench-failover test-kubectl test demo demo-intro dev controlplane unit fuzz vet bench bench-priority test-faults soak compat test-portforward bench-streams test-sharding bench-sharding test-loaded
 
 ## test: vet, build the control plane if needed, run every test with -race
 ## (unit and integration; -count=1: a cached pass never stands in for a
@@ -130,6 +130,18 @@ bench-streams: controlplane
 ## start-up and restart tests on 3,000 (make test: 300).
 test-sharding: controlplane
 	KUBEGO_SHARDING=long $(GO) test -race -count=1 -timeout 20m -v -run 'TestIntegration' ./sharding/
+
+## bench-failover: two replicas of one controller (separate processes,
+## default lease durations) on BENCH_FAILOVER_N ConfigMaps (20000;
+## comma-separated for several sizes, e.g. 20000,100000): the time from the
+## leader's SIGKILL and from its SIGTERM to the successor's election and
+## first reconcile, warm and cold standby, kubego and controller-runtime
+## v0.25 side by side, and the standby's memory. Writes
+## bench/results/failover.{json,md} and the table of docs/failover.md.
+## Not part of make test.
+BENCH_FAILOVER_N ?= 20000
+bench-failover: controlplane
+	cd bench && BENCH_FAILOVER_N=$(BENCH_FAILOVER_N) $(GO) run ./cmd/failover
 
 ## bench-sharding: on 30,000 ConfigMaps (BENCH_SHARDING_OBJECTS), the live
 ## heap of each replica's cache with 1, 2 and 3 replicas and of the leading

@@ -184,8 +184,8 @@ func TestSourcesOfOneTypeShareTheDeclaredInformer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ia := a.sources[0].(*kindSource[*corev1.ConfigMap]).inf
-	ib := b.sources[0].(*kindSource[*corev1.ConfigMap]).inf
+	ia := a.sources[0].(*kindSource[*corev1.ConfigMap]).informer()
+	ib := b.sources[0].(*kindSource[*corev1.ConfigMap]).informer()
 	if ia == nil || ia != ib || !strings.Contains(ia.Name(), "ns") {
 		t.Fatalf("informers %v and %v, want the one declared in namespace ns", ia, ib)
 	}

@@ -50,6 +50,7 @@ func (c *Controller) binder(factory *informer.Factory, kinds client.KindResolver
 // first), plus the Channel sources.
 func (c *Controller) bindHost(factory *informer.Factory) ([]source, error) {
 	b := c.binder(factory, c.opts.Kinds)
+	b.cold = c.opts.Standby == StandbyCold
 	var bound []source
 	fail := func(err error) ([]source, error) {
 		for _, s := range bound {

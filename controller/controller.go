@@ -125,6 +125,12 @@ type Options struct {
 	// SkipLeaderElection makes a manager.Manager with leader election run
 	// this controller on every replica, not only on the leader.
 	SkipLeaderElection bool
+	// Standby says whether the informers of the sources run before the
+	// controller starts — on a replica of a manager.Manager with leader
+	// election, while it does not lead. Zero means StandbyDefault: the
+	// Manager's Options.Standby, and warm when that is zero too (or
+	// without a Manager). See Standby.
+	Standby Standby
 	// Kinds finds the kinds of the sources' Go types without the server:
 	// the owner kind of Owns sources (from the For type), and, in New,
 	// whether each source's type can be mapped at all, so that a type the
@@ -217,6 +223,9 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 	}
 	if len(opts.Sources) == 0 {
 		return nil, invalid("no Source")
+	}
+	if opts.Standby < StandbyDefault || opts.Standby > StandbyCold {
+		return nil, invalid("unknown Standby %v", opts.Standby)
 	}
 	if opts.MaxConcurrentReconciles < 0 {
 		return nil, invalid("MaxConcurrentReconciles %d < 0", opts.MaxConcurrentReconciles)

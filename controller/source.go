@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -176,6 +177,9 @@ type binder struct {
 	forKind func() (schema.GroupKind, error)
 	// kinds, when set, checks that a source's type can be mapped.
 	kinds client.KindResolver
+	// cold defers taking the informer from factory to the source's start
+	// (StandbyCold).
+	cold bool
 }
 
 // kindSource is every Source: an informer of T plus a mapping to Requests.
@@ -188,13 +192,17 @@ type kindSource[T informer.Object] struct {
 	metadata bool
 	gvr      schema.GroupVersionResource
 
-	bound  bool // claimed by a Controller (as its source, or a template)
-	inf    *informer.Informer[T]
-	owner  schema.GroupKind
-	reg    *informer.Registration
-	q      enqueuer
-	ctx    context.Context // passed to mapFn
-	cancel context.CancelFunc
+	bound bool // claimed by a Controller (as its source, or a template)
+	// infp is the source's informer: taken in bind, or with a cold binder
+	// in start from coldFrom. Read through informer(): the sync state is
+	// read concurrently with start.
+	infp     atomic.Pointer[informer.Informer[T]]
+	coldFrom *binder
+	owner    schema.GroupKind
+	reg      *informer.Registration
+	q        enqueuer
+	ctx      context.Context // passed to mapFn
+	cancel   context.CancelFunc
 }
 
 func (s *kindSource[T]) String() string {
@@ -224,8 +232,16 @@ func (s *kindSource[T]) bind(b *binder) error {
 	if b.factory == nil {
 		return nil // a template: checked, never run
 	}
+	if b.cold {
+		s.coldFrom = b
+		return nil
+	}
 	return s.acquire(b)
 }
+
+// informer returns the source's informer; nil while a cold source has not
+// started.
+func (s *kindSource[T]) informer() *informer.Informer[T] { return s.infp.Load() }
 
 // check claims the source and finds what it needs without the server: the
 // owner kind of Owns, and (with b.kinds) that its type can be mapped.
@@ -264,25 +280,30 @@ func (s *kindSource[T]) acquire(b *binder) error {
 			minf.Release()
 			return fmt.Errorf("%w: %s", ErrUnknownKind, s)
 		}
-		s.inf = inf
+		s.infp.Store(inf)
 		return nil
 	}
 	inf, err := informer.Acquire[T](b.factory, informer.SharedOptions{})
 	if err != nil {
 		return fmt.Errorf("%s: %w", s, err)
 	}
-	s.inf = inf
+	s.infp.Store(inf)
 	return nil
 }
 
 func (s *kindSource[T]) start(q enqueuer) error {
+	if b := s.coldFrom; b != nil && s.informer() == nil {
+		if err := s.acquire(b); err != nil {
+			return err
+		}
+	}
 	s.q = q
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	var hopts informer.HandlerOptions
 	if s.kind == kindFor {
 		hopts.ResyncPeriod = q.resync
 	}
-	reg, err := s.inf.AddEventHandler(s, hopts)
+	reg, err := s.informer().AddEventHandler(s, hopts)
 	if err != nil {
 		s.cancel()
 		return fmt.Errorf("%s: %w", s, err)
@@ -298,18 +319,28 @@ func (s *kindSource[T]) stop() {
 	if s.cancel != nil {
 		s.cancel()
 	}
-	if s.inf != nil {
-		s.inf.Release()
+	if inf := s.informer(); inf != nil {
+		inf.Release()
 	}
 }
 
 func (s *kindSource[T]) waitForSync(ctx context.Context) error {
-	return s.inf.WaitForSync(ctx)
+	return s.informer().WaitForSync(ctx)
 }
 
-func (s *kindSource[T]) hasSynced() bool { return s.inf.HasSynced() }
+func (s *kindSource[T]) hasSynced() bool {
+	inf := s.informer()
+	return inf != nil && inf.HasSynced()
+}
 
-func (s *kindSource[T]) informerName() string { return s.inf.Name() }
+// informerName is "" while a cold source has no informer: a replica that
+// does not lead reports nothing of it.
+func (s *kindSource[T]) informerName() string {
+	if inf := s.informer(); inf != nil {
+		return inf.Name()
+	}
+	return ""
+}
 
 func (s *kindSource[T]) sourceKind() sourceKind { return s.kind }
 

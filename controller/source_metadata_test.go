@@ -43,7 +43,7 @@ func TestForMetadataReconcilesFromTheMetadataInformer(t *testing.T) {
 		}
 		ks := h.ctl.sources[0].(*kindSource[*metav1.PartialObjectMetadata])
 		shared, err := informer.AcquireMetadata(h.ctl.factory, gvr, informer.SharedOptions{})
-		if err != nil || shared != ks.inf {
+		if err != nil || shared != ks.informer() {
 			t.Errorf("informer.AcquireMetadata with the same options returned another informer (%v)", err)
 		}
 		shared.Release()

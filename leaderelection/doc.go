@@ -22,6 +22,17 @@
 // guarded by the lease's resourceVersion, so of two candidates racing for
 // the lease one wins and the other, seeing a conflict, reads it again.
 //
+// # Hand-over
+//
+// With a store that is a LeaseWatcher (NewStore's is), a candidate that
+// does not lead also watches its lease and reads it as soon as it changes.
+// A leader that stops with ReleaseOnCancel is then replaced in the time of
+// one watch event, one read and one write, instead of up to RetryPeriod
+// later; and a renewal is observed when it is written, so a leader that
+// dies is replaced LeaseDuration after its last renewal. The watch only
+// times the reads: what a candidate does is decided on a read, on its own
+// clock, as below.
+//
 // # Terms and the leader's deadline
 //
 // Leadership comes in terms. A term begins when a write that names this

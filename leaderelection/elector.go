@@ -92,20 +92,34 @@ func (e *Elector) Run(ctx context.Context) error {
 		e.cfg.Metrics.SetLeading(e.cfg.Lock, false)
 	}
 	var t *term
+	// changed is told, by the lease watch of a LeaseWatcher store, that
+	// the lease may have changed: a candidate that does not lead reads it
+	// at once instead of at the end of its wait.
+	changed := make(chan struct{}, 1)
+	stopWatch := e.watchLease(ctx, changed)
+	defer stopWatch()
 	out := m.start(e.cfg.Clock.Now())
 	for {
 		t = e.announce(ctx, m, out, t)
+		if out.started {
+			stopWatch() // a leader renews on its own schedule
+		}
 		if out.op != opStop && m.state == Leading && t.isEnded() {
 			out = m.expire()
 			continue
 		}
 		if out.op == opStop {
+			stopWatch()
 			if t != nil {
 				<-t.done
 			}
 			return out.err
 		}
-		in := e.perform(ctx, out, t)
+		wake := changed
+		if m.state == Leading {
+			wake = nil
+		}
+		in := e.perform(ctx, out, t, wake)
 		if out.op != opRelease && ctx.Err() != nil {
 			in = input{kind: inCancel}
 		}
@@ -151,10 +165,10 @@ func (e *Elector) announce(ctx context.Context, m *machine, out output, t *term)
 }
 
 // perform does the I/O or the wait out asks for and returns what happened.
-func (e *Elector) perform(ctx context.Context, out output, t *term) input {
+func (e *Elector) perform(ctx context.Context, out output, t *term, wake <-chan struct{}) input {
 	switch out.op {
 	case opWait:
-		return e.wait(ctx, out.at)
+		return e.wait(ctx, out.at, wake)
 	case opGet:
 		cctx, cancel := e.until(ctx, out.at)
 		l, err := e.store.Get(cctx, e.cfg.Lock)
@@ -218,8 +232,9 @@ func nilLease(l *coordinationv1.Lease, err error) error {
 	return err
 }
 
-// wait returns inTick at time at, or inCancel when ctx ends first.
-func (e *Elector) wait(ctx context.Context, at time.Time) input {
+// wait returns inTick at time at, or earlier when wake receives (nil:
+// never), or inCancel when ctx ends first.
+func (e *Elector) wait(ctx context.Context, at time.Time, wake <-chan struct{}) input {
 	d := at.Sub(e.cfg.Clock.Now())
 	if d <= 0 {
 		return input{kind: inTick}
@@ -229,9 +244,49 @@ func (e *Elector) wait(ctx context.Context, at time.Time) input {
 	select {
 	case <-fired:
 		return input{kind: inTick}
+	case <-wake:
+		tm.Stop()
+		return input{kind: inTick}
 	case <-ctx.Done():
 		tm.Stop()
 		return input{kind: inCancel}
+	}
+}
+
+// watchLease runs the lease watch of a LeaseWatcher store until the
+// returned function is called (or ctx ends), sending to changed, without
+// blocking, each time the lease may have changed. A watch that ends is
+// started again after RetryPeriod. The returned function may be called
+// any number of times; it returns once the watch has stopped.
+func (e *Elector) watchLease(ctx context.Context, changed chan<- struct{}) func() {
+	lw, ok := e.store.(LeaseWatcher)
+	if !ok {
+		return func() {}
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	notify := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	go func() {
+		defer close(done)
+		for {
+			err := lw.WatchLease(wctx, e.cfg.Lock, notify)
+			if wctx.Err() != nil {
+				return
+			}
+			e.cfg.Logger.Debug("leader election: lease watch ended; reading every retry period until it is back", "lease", e.cfg.Lock, "identity", e.cfg.Identity, "error", err)
+			if e.wait(wctx, e.cfg.Clock.Now().Add(e.cfg.RetryPeriod), nil).kind == inCancel {
+				return
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
 	}
 }
 

@@ -75,8 +75,22 @@ type candidate struct {
 }
 
 func startCandidate(t *testing.T, s *memStore, id string, h *history, mod func(*Config)) *candidate {
+	return startCandidateOn(t, s, id, h, mod, false)
+}
+
+// startWatchingCandidate is startCandidate with a store that is a
+// LeaseWatcher.
+func startWatchingCandidate(t *testing.T, s *memStore, id string, h *history, mod func(*Config)) *candidate {
+	return startCandidateOn(t, s, id, h, mod, true)
+}
+
+func startCandidateOn(t *testing.T, s *memStore, id string, h *history, mod func(*Config), watching bool) *candidate {
 	t.Helper()
 	v := &view{s: s}
+	var store LeaseStore = v
+	if watching {
+		store = watchingView{v}
+	}
 	cfg := Config{
 		Lock: testLock, Identity: id,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
@@ -87,7 +101,7 @@ func startCandidate(t *testing.T, s *memStore, id string, h *history, mod func(*
 	if mod != nil {
 		mod(&cfg)
 	}
-	e, err := New(v, cfg)
+	e, err := New(store, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

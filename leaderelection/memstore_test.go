@@ -19,13 +19,16 @@ var leasesResource = schema.GroupResource{Group: "coordination.k8s.io", Resource
 // concurrency: every write bumps a global resourceVersion and an Update
 // with a stale one is a Conflict.
 type memStore struct {
-	mu     sync.Mutex
-	leases map[types.NamespacedName]*coordinationv1.Lease
-	rv     int
+	mu       sync.Mutex
+	leases   map[types.NamespacedName]*coordinationv1.Lease
+	rv       int
+	watchers map[int]func() // called under mu after each write or delete
+	nextW    int
+	wroteAt  map[string]time.Time // by holder: when a write naming it last succeeded
 }
 
 func newMemStore() *memStore {
-	return &memStore{leases: map[types.NamespacedName]*coordinationv1.Lease{}}
+	return &memStore{leases: map[types.NamespacedName]*coordinationv1.Lease{}, watchers: map[int]func(){}, wroteAt: map[string]time.Time{}}
 }
 
 func (s *memStore) Get(ctx context.Context, lock types.NamespacedName) (*coordinationv1.Lease, error) {
@@ -76,7 +79,39 @@ func (s *memStore) put(key types.NamespacedName, lease *coordinationv1.Lease) *c
 	l := lease.DeepCopy()
 	l.ResourceVersion = strconv.Itoa(s.rv)
 	s.leases[key] = l
+	s.wroteAt[holderOf(l)] = time.Now()
+	s.notify()
 	return l.DeepCopy()
+}
+
+func (s *memStore) notify() {
+	for _, f := range s.watchers {
+		f()
+	}
+}
+
+// lastWriteBy returns when a write naming holder last succeeded.
+func (s *memStore) lastWriteBy(holder string) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wroteAt[holder]
+}
+
+// watch calls changed after each write or delete, and once now if the
+// lease exists, until ctx ends.
+func (s *memStore) watch(ctx context.Context, lock types.NamespacedName, changed func()) {
+	s.mu.Lock()
+	id := s.nextW
+	s.nextW++
+	s.watchers[id] = changed
+	if _, ok := s.leases[lock]; ok {
+		changed()
+	}
+	s.mu.Unlock()
+	<-ctx.Done()
+	s.mu.Lock()
+	delete(s.watchers, id)
+	s.mu.Unlock()
 }
 
 // touch rewrites the lease as another writer would (a label change),
@@ -95,6 +130,7 @@ func (s *memStore) delete(lock types.NamespacedName) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.leases, lock)
+	s.notify()
 }
 
 func (s *memStore) holder(lock types.NamespacedName) string {
@@ -172,6 +208,18 @@ func (v *view) Update(ctx context.Context, lease *coordinationv1.Lease) (*coordi
 		return nil, err
 	}
 	return v.s.Update(ctx, lease)
+}
+
+// watchingView is a view whose store is a LeaseWatcher: the watch fails
+// or hangs with the view's network.
+type watchingView struct{ *view }
+
+func (v watchingView) WatchLease(ctx context.Context, lock types.NamespacedName, changed func()) error {
+	if err := v.before(ctx); err != nil {
+		return err
+	}
+	v.s.watch(ctx, lock, changed)
+	return nil
 }
 
 func notFound() error { return apierrors.NewNotFound(leasesResource, "lock") }

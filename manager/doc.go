@@ -24,6 +24,19 @@
 // reconciles in flight are cancelled at once, without the drain a normal
 // shutdown gives them.
 //
+// # Standby and hand-over
+//
+// A replica that does not lead is a standby. By default it keeps the
+// caches of its leader-only controllers synced (their informers run on
+// every replica), so that when it is elected its first reconcile needs no
+// list from the API server; it reconciles nothing before. That costs
+// every standby the memory of those caches: Options.Standby (for every
+// controller) or controller.Options.Standby (for one) set to
+// controller.StandbyCold takes the informers only on election instead.
+// With leaderelection.Config.ReleaseOnCancel a leader that stops
+// gracefully releases its Lease, and a standby, which watches the Lease,
+// takes it at once. docs/failover.md has the measurements.
+//
 // Controllers and runnables may be added while the Manager runs
 // (NewController, Add): they start at once (a leader-only one joins the
 // current term if this replica leads, and ends with it), their informers

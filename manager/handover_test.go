@@ -39,10 +39,15 @@ type handOverCase struct {
 }
 
 var handOverCases = []handOverCase{
+	// The follower watches the Lease, so it sees the last renewal when it
+	// is written (at most one RetryPeriod before the stop) and takes over
+	// LeaseDuration after it.
 	{"a leader that dies is replaced once its lease expires", false,
-		leaderelection.DefaultLeaseDuration - leaderelection.DefaultRetryPeriod, leaderelection.DefaultLeaseDuration + 3*leaderelection.DefaultRetryPeriod},
-	{"a leader that releases its lease is replaced at the next try", true,
-		0, 2 * leaderelection.DefaultRetryPeriod},
+		leaderelection.DefaultLeaseDuration - leaderelection.DefaultRetryPeriod, leaderelection.DefaultLeaseDuration},
+	// The follower sees the release on its watch and takes over at once,
+	// not at its next read one RetryPeriod later.
+	{"a leader that releases its lease is replaced at once", true,
+		0, 0},
 }
 
 // Two replicas with production durations, in fake time: the follower

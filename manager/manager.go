@@ -278,7 +278,7 @@ func (m *Manager) needsLeader(r Runnable) bool {
 // NewController creates a controller on the Manager's factory with
 // controller.New, and adds it: one call. The Manager fills in the fields
 // left zero in opts: Registerer (its registry), Logger and TracerProvider
-// (its own), and Kinds (its client, so Owns finds a custom resource
+// (its own), Standby (Options.Standby), and Kinds (its client, so Owns finds a custom resource
 // owner's kind in the client's Registry, and a source of a type the client
 // cannot map fails here rather than at Start). It returns New's errors
 // (among them the factory's *informer.OptionsConflictError when a source
@@ -297,6 +297,9 @@ func (m *Manager) NewController(opts controller.Options) (*controller.Controller
 	}
 	if opts.Kinds == nil {
 		opts.Kinds = m.client
+	}
+	if opts.Standby == controller.StandbyDefault {
+		opts.Standby = m.opts.Standby
 	}
 	m.mu.Lock()
 	stopping := m.stopping

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kubego/kubego/client"
+	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/leaderelection"
 	"github.com/kubego/kubego/rbac"
@@ -72,6 +73,14 @@ type Options struct {
 	// (leaderelection.GuardTransport), even before the term's context is
 	// cancelled.
 	LeaderElection *leaderelection.Config
+	// Standby is the default of the controllers' Options.Standby (the
+	// ones made by NewController that leave it zero): what a replica that
+	// does not lead keeps ready of its leader-only controllers. Zero
+	// means warm: their informers run on every replica, so a new leader's
+	// first reconcile needs no list, at the cost of every standby holding
+	// the caches the leader holds; StandbyCold saves that memory and lists
+	// on election. See controller.Standby and docs/failover.md.
+	Standby controller.Standby
 	// GracefulShutdownTimeout bounds the wait for runnables to return once
 	// the Manager stops. Zero means DefaultGracefulShutdownTimeout.
 	GracefulShutdownTimeout time.Duration

@@ -13,8 +13,9 @@ import (
 // far as it knows it now, for rbac.Derive: list and watch of every type
 // its informer factory was asked for or had declared (Declare, controller
 // sources, readers), in the namespace the informer is limited to or
-// everywhere; get, create and update of the leader election Lease (get
-// and update by its name); create and patch of events.k8s.io Events when
+// everywhere; get, create, update and watch of the leader election Lease
+// (get, update and watch by its name: a replica that does not lead
+// watches it); create and patch of events.k8s.io Events when
 // an EventRecorder was made (in the namespaces the informers are limited
 // to, or everywhere); create of TokenReviews and SubjectAccessReviews with
 // SecureMetrics; and the permissions given in Options.Permissions and by
@@ -46,7 +47,7 @@ func (m *Manager) Permissions(ctx context.Context) ([]rbac.Permission, error) {
 	if le := m.opts.LeaderElection; le != nil {
 		lease := rbac.Permission{Group: "coordination.k8s.io", Resource: "leases", Namespace: le.Lock.Namespace}
 		byName := lease
-		byName.Verbs, byName.Names = []string{"get", "update"}, []string{le.Lock.Name}
+		byName.Verbs, byName.Names = []string{"get", "update", "watch"}, []string{le.Lock.Name}
 		lease.Verbs = []string{"create"} // a create has no name to match
 		perms = append(perms, byName, lease)
 	}

@@ -73,7 +73,7 @@ func TestPermissionsFromWhatTheManagerKnows(t *testing.T) {
 		"create subjectaccessreviews.authorization.k8s.io",
 		"create,patch events.events.k8s.io",
 		"get /custom",
-		"get,update leases.coordination.k8s.io [op] in namespace sys",
+		"get,update,watch leases.coordination.k8s.io [op] in namespace sys",
 		"list,watch deployments.apps in namespace a",
 		"create deployments.apps in namespace a",
 		"list,watch replicasets.apps",

@@ -93,6 +93,7 @@ func Example() {
 	//   - leases
 	//   verbs:
 	//   - get
+	//   - watch
 	//   - update
 	// ---
 	// apiVersion: rbac.authorization.k8s.io/v1
