@@ -53,6 +53,7 @@ var expectedUnused = map[string]string{
 	"patch apiextensions.k8s.io/customresourcedefinitions":         "the storage migration records its progress on the definition",
 	"update apiextensions.k8s.io/customresourcedefinitions/status": "the storage migration drops old storedVersions",
 	"update /secrets":                                    "the CA Secret is updated when the CA or the bundle rotates",
+	"watch coordination.k8s.io/leases":                   "a replica that does not lead watches the Lease, to take it at once when it is released",
 	"create coordination.k8s.io/leases":                  "the Lease is created by the first candidate when absent",
 	"create /secrets":                                    "the CA Secret is created when absent",
 	"get apiextensions.k8s.io/customresourcedefinitions": "the caBundle of CRD conversion webhooks and the storage migration",
