@@ -71,13 +71,10 @@ func sortedJoin(s []string) string {
 // leaves out on purpose (see doc.go: the connect and virtual subresources
 // it does not implement).
 var discoveryGaps = []string{
-	"v1 bindings kind=Binding scope=Namespaced verbs=create short= categories=",
 	"v1 nodes/proxy kind=NodeProxyOptions verbs=create,delete,get,patch,update",
 	"v1 pods/attach kind=PodAttachOptions verbs=create,get",
-	"v1 pods/binding kind=Binding verbs=create",
 	"v1 pods/eviction kind=Eviction verbs=create",
 	"v1 pods/exec kind=PodExecOptions verbs=create,get",
-	"v1 pods/log kind=Pod verbs=get",
 	"v1 pods/portforward kind=PodPortForwardOptions verbs=create,get",
 	"v1 pods/proxy kind=PodProxyOptions verbs=create,delete,get,patch,update",
 	"v1 services/proxy kind=ServiceProxyOptions verbs=create,delete,get,patch,update",

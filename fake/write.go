@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -269,6 +270,11 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 			return nil, err
 		}
 	}
+	if st.validateStatus != nil && req.sub == "status" {
+		if err := st.validateStatus(u, old.u); err != nil {
+			return nil, err
+		}
+	}
 	uu = &unstructured.Unstructured{Object: u}
 	if res.generation && specChanged(res, old.u, u) {
 		uu.SetGeneration(oldU.GetGeneration() + 1)
@@ -320,10 +326,10 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 	if uu.GetDeletionTimestamp() != nil && len(uu.GetFinalizers()) == 0 && (st.keepsUntilGone == nil || !st.keepsUntilGone(old)) {
 		// Like kube-apiserver, the write that clears the last finalizer
 		// is not stored: the object is deleted as it was (one DELETED
-		// event) and the client gets its content at the deletion's rv.
-		gone := s.remove(old)
-		uu.SetResourceVersion(strconv.FormatUint(gone.rv, 10))
-		return newObject(res, u, gone.rv), nil
+		// event, its content as last stored at the deletion's rv) and
+		// the client gets the content it wrote at the rv it replaced.
+		s.remove(old)
+		return newObject(res, u, old.rv), nil
 	}
 	rv := s.st.next()
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
@@ -413,10 +419,10 @@ func (s *Server) delete(o *object, opts deleteOpts) (*object, error) {
 	res := o.res
 	m := o.meta()
 	if opts.precondUID != nil && *opts.precondUID != m.GetUID() {
-		return nil, apierrors.NewConflict(res.groupResource(), o.key.name, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *opts.precondUID, m.GetUID()))
+		return nil, apierrors.NewConflict(schema.GroupResource{Group: res.gvk.Group, Resource: res.gvk.Kind}, o.key.name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *opts.precondUID, m.GetUID()))
 	}
 	if opts.precondRV != nil && *opts.precondRV != m.GetResourceVersion() {
-		return nil, apierrors.NewConflict(res.groupResource(), o.key.name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *opts.precondRV, m.GetResourceVersion()))
+		return nil, apierrors.NewConflict(schema.GroupResource{Group: res.gvk.Group, Resource: res.gvk.Kind}, o.key.name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *opts.precondRV, m.GetResourceVersion()))
 	}
 	if opts.dryRun {
 		return o, nil
