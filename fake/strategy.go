@@ -32,6 +32,9 @@ type strategy struct {
 	// schema; old is nil on create. Called for writes of the main
 	// resource.
 	validate func(u, old map[string]any) error
+	// validateRequest is validate for the writes of requests only: the
+	// objects seeded through Add skip it.
+	validateRequest func(u, old map[string]any) error
 	// validateStatus refuses what the kind's validation refuses in a
 	// write of the status subresource.
 	validateStatus func(u, old map[string]any) error
@@ -103,23 +106,23 @@ func kindStrategies() map[schema.GroupVersionResource]*strategy {
 			protectionFinalizer: pvProtection,
 		},
 		deploymentsGVR: {
-			validate:       validateReplicated(deploymentsGVR.GroupVersion().WithKind("Deployment"), deploymentRules, deploymentSpecExtra),
-			validateStatus: validateStatus(deploymentsGVR.GroupVersion().WithKind("Deployment"), deploymentCounts),
+			validateRequest: validateReplicated(deploymentsGVR.GroupVersion().WithKind("Deployment"), deploymentRules, deploymentSpecExtra),
+			validateStatus:  validateStatus(deploymentsGVR.GroupVersion().WithKind("Deployment"), deploymentCounts),
 		},
 		replicaSetsGVR: {
-			validate:       validateReplicated(replicaSetsGVR.GroupVersion().WithKind("ReplicaSet"), replicaSetRules, nil),
-			validateStatus: validateStatus(replicaSetsGVR.GroupVersion().WithKind("ReplicaSet"), replicaSetCounts),
+			validateRequest: validateReplicated(replicaSetsGVR.GroupVersion().WithKind("ReplicaSet"), replicaSetRules, nil),
+			validateStatus:  validateStatus(replicaSetsGVR.GroupVersion().WithKind("ReplicaSet"), replicaSetCounts),
 		},
 		statefulSetsGVR: {
-			validate:       validateReplicated(statefulSetsGVR.GroupVersion().WithKind("StatefulSet"), statefulSetRules, nil),
-			validateStatus: validateStatus(statefulSetsGVR.GroupVersion().WithKind("StatefulSet"), statefulSetCounts),
+			validateRequest: validateReplicated(statefulSetsGVR.GroupVersion().WithKind("StatefulSet"), statefulSetRules, nil),
+			validateStatus:  validateStatus(statefulSetsGVR.GroupVersion().WithKind("StatefulSet"), statefulSetCounts),
 		},
 		cronJobsGVR: {
-			validate: validateCronJob,
+			validateRequest: validateCronJob,
 		},
 		daemonSetsGVR: {
-			validate:       validateDaemonSet,
-			validateStatus: validateStatus(daemonSetsGVR.GroupVersion().WithKind("DaemonSet"), daemonSetCounts),
+			validateRequest: validateDaemonSet,
+			validateStatus:  validateStatus(daemonSetsGVR.GroupVersion().WithKind("DaemonSet"), daemonSetCounts),
 			admitCreate: func(_ *Server, u map[string]any, _ bool, _ time.Time) (map[string]any, error) {
 				setTemplateGeneration(&unstructured.Unstructured{Object: u}, 1)
 				return u, nil
@@ -129,7 +132,7 @@ func kindStrategies() map[schema.GroupVersionResource]*strategy {
 			},
 		},
 		jobsGVR: {
-			validate: validateJob,
+			validateRequest: validateJob,
 			admitCreate: func(_ *Server, u map[string]any, unlabelled bool, _ time.Time) (map[string]any, error) {
 				return selectJob(u, unlabelled)
 			},
