@@ -40,6 +40,8 @@ func serverRuleCases() []conformanceCase {
 		{"PodBindingSetsTheNodeOnce", podBinding},
 		{"PodLogServesTheContainersLog", podLog},
 		{"RefusalsAreWordedAsKubeAPIServer", refusalWording},
+		{"RequestRefusalsAreWordedAsKubeAPIServer", requestRefusalWording},
+		{"ImmutableConfigMapsAndSecretsKeepTheirData", immutableData},
 	}
 }
 
@@ -507,4 +509,55 @@ func refusalWording(e *env) {
 	uid := types.UID("not-the-uid")
 	err = e.c.Delete().Namespace(e.ns).Resource("configmaps").Name("cm").Body(&metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}).Do(e.ctx).Error()
 	wantMessage(e, err, 409, metav1.StatusReasonConflict, fmt.Sprintf(`Operation cannot be fulfilled on ConfigMap "cm": the UID in the precondition (not-the-uid) does not match the UID in record (%s). The object might have been deleted and then recreated`, cm.UID))
+}
+
+// Refusals of a request's parameters and body carry kube-apiserver's
+// words: selectors, resourceVersion, patch bodies, a terminating
+// namespace.
+func requestRefusalWording(e *env) {
+	e.configMap("cm", map[string]string{"a": "b"}, nil)
+	list := func(k, v string) error {
+		return e.c.Get().Namespace(e.ns).Resource("configmaps").Param(k, v).Do(e.ctx).Error()
+	}
+	wantMessage(e, list("labelSelector", "a in ("), 400, metav1.StatusReasonBadRequest, "unable to parse requirement: found '', expected: ',', ')' or identifier")
+	wantMessage(e, list("resourceVersion", "abc"), 400, metav1.StatusReasonBadRequest, `invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax`)
+	wantMessage(e, list("fieldSelector", "spec.foo=bar"), 400, metav1.StatusReasonBadRequest, `"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"`)
+	_, err := e.patchCM(types.StrategicMergePatchType, "cm", `{"data":`)
+	wantMessage(e, err, 400, metav1.StatusReasonBadRequest, "invalid JSON patch")
+
+	ns := e.ns + "-gone"
+	must(e, e.c.Post().Resource("namespaces").Body(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}).Do(e.ctx).Error())
+	hold := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hold", Finalizers: []string{"example.com/hold"}}}
+	must(e, e.c.Post().Namespace(ns).Resource("configmaps").Body(hold).Do(e.ctx).Error())
+	e.Cleanup(func() {
+		_ = e.c.Patch(types.MergePatchType).Namespace(ns).Resource("configmaps").Name("hold").Body([]byte(`{"metadata":{"finalizers":null}}`)).Do(e.ctx).Error()
+	})
+	must(e, e.c.Delete().Resource("namespaces").Name(ns).Do(e.ctx).Error())
+	err = e.c.Post().Namespace(ns).Resource("configmaps").Body(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}).Do(e.ctx).Error()
+	st := wantMessage(e, err, 403, metav1.StatusReasonForbidden, fmt.Sprintf(`configmaps "x" is forbidden: unable to create new content in namespace %s because it is being terminated`, ns))
+	if st.Details == nil || len(st.Details.Causes) != 1 || st.Details.Causes[0] != (metav1.StatusCause{
+		Type: corev1.NamespaceTerminatingCause, Message: fmt.Sprintf("namespace %s is being terminated", ns), Field: "metadata.namespace",
+	}) {
+		e.Fatalf("details %+v", st.Details)
+	}
+}
+
+// An immutable ConfigMap or Secret keeps its data and stays immutable; a
+// Secret keeps its type.
+func immutableData(e *env) {
+	yes := true
+	must(e, e.c.Post().Namespace(e.ns).Resource("configmaps").Body(&corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "im"}, Data: map[string]string{"a": "b"}, Immutable: &yes,
+	}).Do(e.ctx).Error())
+	_, err := e.patchCM(types.MergePatchType, "im", `{"data":{"a":"c"}}`)
+	wantMessage(e, err, 422, metav1.StatusReasonInvalid, "ConfigMap \"im\" is invalid: data: Forbidden: field is immutable when `immutable` is set")
+	_, err = e.patchCM(types.MergePatchType, "im", `{"immutable":false}`)
+	wantMessage(e, err, 422, metav1.StatusReasonInvalid, "ConfigMap \"im\" is invalid: immutable: Forbidden: field is immutable when `immutable` is set")
+	_, err = e.patchCM(types.MergePatchType, "im", `{"metadata":{"labels":{"l":"v"}}}`)
+	must(e, err)
+	must(e, e.c.Post().Namespace(e.ns).Resource("secrets").Body(&corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "s"}, Data: map[string][]byte{"a": []byte("b")}, Immutable: &yes,
+	}).Do(e.ctx).Error())
+	err = e.c.Patch(types.MergePatchType).Namespace(e.ns).Resource("secrets").Name("s").Body([]byte(`{"type":"example.com/other","data":{"a":"Yw=="}}`)).Do(e.ctx).Error()
+	wantMessage(e, err, 422, metav1.StatusReasonInvalid, "Secret \"s\" is invalid: [type: Invalid value: \"example.com/other\": field is immutable, data: Forbidden: field is immutable when `immutable` is set]")
 }

@@ -34,7 +34,7 @@ func newFilter(req *request, lo *metav1.ListOptions) (*filter, error) {
 	if lo.LabelSelector != "" {
 		sel, err := labels.Parse(lo.LabelSelector)
 		if err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		f.labels = sel
 	}
@@ -61,7 +61,7 @@ func (f *filter) selecting() bool { return !f.labels.Empty() || f.fields != nil 
 func parseRV(s string) (uint64, error) {
 	rv, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q", s))
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", field.Invalid(field.NewPath("resourceVersion"), s, err.Error())))
 	}
 	return rv, nil
 }

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -130,6 +131,9 @@ func applyPatch(pt types.PatchType, cur, patch []byte, schemaObj any) ([]byte, e
 		}
 		return out, nil
 	case types.StrategicMergePatchType:
+		if !json.Valid(patch) {
+			return nil, apierrors.NewBadRequest("invalid JSON patch")
+		}
 		out, err := strategicpatch.StrategicMergePatch(cur, patch, schemaObj)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())

@@ -117,6 +117,12 @@ func kindStrategies() map[schema.GroupVersionResource]*strategy {
 			validateRequest: validateReplicated(statefulSetsGVR.GroupVersion().WithKind("StatefulSet"), statefulSetRules, nil),
 			validateStatus:  validateStatus(statefulSetsGVR.GroupVersion().WithKind("StatefulSet"), statefulSetCounts),
 		},
+		configMapsGVR: {
+			validateRequest: validateConfigMap,
+		},
+		secretsGVR: {
+			validateRequest: validateSecret,
+		},
 		cronJobsGVR: {
 			validateRequest: validateCronJob,
 		},
