@@ -23,5 +23,5 @@
 //
 // What is not here: keeping the CA in a Secret, rotating certificates
 // before they expire and updating the caBundle of webhook configurations
-// are a program's running tasks, not this package's.
+// are a program's running tasks, done by package webhookconfig.
 package certs

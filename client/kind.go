@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -69,4 +70,17 @@ func (c *Client) KindForResource(gvr schema.GroupVersionResource) (schema.GroupV
 		return m.Kind, nil
 	}
 	return schema.GroupVersionKind{}, &UnknownResourceError{Resource: gvr}
+}
+
+// MappingOf returns the resource, kind and scope of Go type t (a pointer
+// to a struct, as in Typed) as the client's requests for it use them: from
+// the Registry, the table of built-in kinds, or the Mapper (which may ask
+// the server's discovery, hence ctx). It returns *UnknownTypeError when
+// none knows t, *unstructured.Unstructured and *metav1.PartialObjectMetadata
+// included (their resource is given with each use, not by the type).
+func (c *Client) MappingOf(ctx context.Context, t reflect.Type) (Mapping, error) {
+	if t == nil {
+		return Mapping{}, &UnknownTypeError{}
+	}
+	return c.resolve(ctx, c.typeOf(t))
 }

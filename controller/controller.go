@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/internal/defaultlog"
+	"github.com/kubego/kubego/rbac"
 	"github.com/kubego/kubego/scheme"
 	"github.com/kubego/kubego/workqueue"
 	"github.com/kubego/kubego/workqueue/promqueue"
@@ -149,6 +151,12 @@ type Options struct {
 	// span (the parent of the client spans of a manager.Manager's client).
 	// Nil means no tracing and no tracing cost.
 	TracerProvider trace.TracerProvider
+	// Permissions are the API requests the reconciler makes beyond
+	// reading its sources' caches: its writes, and reads that bypass the
+	// cache. A manager.Manager adds them to the permissions it derives
+	// (manager.Manager.Permissions); the sources' list and watch are
+	// derived without being named here.
+	Permissions []rbac.Permission
 }
 
 // Controller runs a Reconciler for the Requests its Sources enqueue. It owns
@@ -300,6 +308,9 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 
 // Name returns the controller's name.
 func (c *Controller) Name() string { return c.name }
+
+// Permissions returns a copy of Options.Permissions.
+func (c *Controller) Permissions() []rbac.Permission { return slices.Clone(c.opts.Permissions) }
 
 // NeedLeaderElection reports whether a manager.Manager with leader
 // election runs the controller only while leading (true unless

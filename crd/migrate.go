@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/kubego/kubego/backoff"
 	"github.com/kubego/kubego/dynamic"
+	"github.com/kubego/kubego/rbac"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -367,4 +369,23 @@ func (m *Migrator) Start(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
+}
+
+// Permissions are the requests the Migrator makes, for
+// manager.Manager.Permissions: get and patch of its definitions and
+// update of their status, by name; and list, get and update of their
+// objects in every namespace.
+func (m *Migrator) Permissions() []rbac.Permission {
+	if len(m.Names) == 0 {
+		return nil
+	}
+	out := []rbac.Permission{
+		{Group: Resource.Group, Resource: Resource.Resource, Verbs: []string{"get", "patch"}, Names: m.Names},
+		{Group: Resource.Group, Resource: Resource.Resource + "/status", Verbs: []string{"update"}, Names: m.Names},
+	}
+	for _, name := range m.Names {
+		plural, group, _ := strings.Cut(name, ".")
+		out = append(out, rbac.Permission{Group: group, Resource: plural, Verbs: []string{"get", "list", "update"}})
+	}
+	return out
 }

@@ -3,11 +3,12 @@ package fake
 import (
 	"net/http"
 	"slices"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubego/kubego/internal/apipath"
 )
 
 // request is a parsed resource request.
@@ -25,35 +26,23 @@ type request struct {
 	w http.ResponseWriter
 }
 
-// namespaceSubresources are the subresources of a namespace that share the
-// /namespaces/{name}/… path shape with namespaced resources.
-var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
-
 // parsePath splits a resource path. ok is false for paths that are not
 // resource paths (discovery, health). The returned error is a NotFound when
 // the group/version or resource is not served.
 func (s *Server) parsePath(r *http.Request) (*request, bool, error) {
-	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	var gv schema.GroupVersion
-	switch {
-	case len(parts) >= 3 && parts[0] == "api":
-		gv, parts = schema.GroupVersion{Version: parts[1]}, parts[2:]
-	case len(parts) >= 4 && parts[0] == "apis":
-		gv, parts = schema.GroupVersion{Group: parts[1], Version: parts[2]}, parts[3:]
-	default:
+	p, ok := apipath.Split(r.URL.Path)
+	if !ok {
 		return nil, false, nil
 	}
+	gv := schema.GroupVersion{Group: p.Group, Version: p.Version}
 	req := &request{r: r}
-	watchPrefix := false
-	if parts[0] == "watch" {
-		watchPrefix = true
-		parts = parts[1:]
+	watchPrefix := p.Watch
+	if p.Proxy {
+		return nil, true, notFoundPath()
 	}
-	if len(parts) > 1 && parts[0] == "namespaces" {
-		if len(parts) > 2 && !namespaceSubresources[parts[2]] {
-			req.namespace = parts[1]
-			parts = parts[2:]
-		}
+	parts := p.Parts
+	if p.InNamespace {
+		req.namespace = p.Namespace
 	}
 	if len(parts) == 0 || len(parts) > 3 {
 		return nil, true, notFoundPath()

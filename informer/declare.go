@@ -78,6 +78,7 @@ func (f *Factory) Declare(ds ...Declaration) error {
 			continue
 		}
 		f.declared[d.id] = d.opts
+		f.noteLocked(targetOf(d.id.typ, d.id.form, f.resourceOf(d.id, d.opts), d.opts.Namespace))
 		if f.opts.OneInformerPerType {
 			// Cannot fail: checked above.
 			_ = f.claimLocked(d.claimID(), targetOf(d.id.typ, d.id.form, f.resourceOf(d.id, d.opts), d.opts.Namespace), d.opts)
@@ -136,5 +137,7 @@ func (f *Factory) claimDeclared(typ reflect.Type, form Form, gvr schema.GroupVer
 	} else {
 		opts = f.withDeclared(identity{typ, form, gvr}, opts)
 	}
-	return f.claimLocked(identity{typ, form, gvr}, targetOf(typ, form, gvr, opts.Namespace), opts)
+	target := targetOf(typ, form, gvr, opts.Namespace)
+	f.noteLocked(target)
+	return f.claimLocked(identity{typ, form, gvr}, target, opts)
 }

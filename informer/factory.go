@@ -142,6 +142,8 @@ type Factory struct {
 	// ReaderOptions (a *Reader[T] each), so that NewReader is cheap
 	// enough to call in a reconcile.
 	readers map[readerKey]any
+	// targets are the targets ever asked for or declared (Targets).
+	targets map[Target]struct{}
 }
 
 // NewFactory returns a factory whose informers list and watch through src.
@@ -209,6 +211,7 @@ func forFormLazy[T Object](f *Factory, form Form, gvr schema.GroupVersionResourc
 		fields: opts.FieldSelector, transform: opts.TransformName, keepMF: opts.KeepManagedFields,
 		distinct: opts.DisableSharing, compact: opts.Compact}
 	target := targetOf(typ, form, gvr, opts.Namespace)
+	f.noteLocked(target)
 	if f.opts.OneInformerPerType {
 		// The claim guarantees that every request of this type has these
 		// options, the transform's code included: one key, one informer.

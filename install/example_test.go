@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"os"
 
-	rbacv1 "k8s.io/api/rbac/v1"
-
 	"github.com/kubego/kubego/install"
+	"github.com/kubego/kubego/rbac"
 )
 
 func ExampleCommand() {
 	op := install.Operator{
 		Name: "labeler", Namespace: "labeler-system", Image: "example.com/labeler:v1",
-		ClusterRules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "patch"}}},
+		Permissions: []rbac.Permission{{Resource: "pods", Verbs: []string{"get", "list", "watch", "patch"}}},
 	}
 	// In main, before starting the Manager: `labeler manifests`,
 	// `labeler install` and `labeler uninstall` are handled here.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,6 +19,7 @@ import (
 	"github.com/kubego/kubego/dynamic"
 	"github.com/kubego/kubego/install"
 	"github.com/kubego/kubego/kubegotest"
+	"github.com/kubego/kubego/rbac"
 	"github.com/kubego/kubego/testenv"
 )
 
@@ -59,12 +59,10 @@ func testOperator(t *testing.T, name, namespace string) install.Operator {
 	o := install.Operator{
 		Name: name, Namespace: namespace, Image: "example.com/widget-operator:v1",
 		CRDs: []*unstructured.Unstructured{def},
-		ClusterRules: []rbacv1.PolicyRule{
-			{APIGroups: []string{group}, Resources: []string{"widgets"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: []string{group}, Resources: []string{"widgets/status"}, Verbs: []string{"update", "patch"}},
-		},
-		NamespaceRules: map[string][]rbacv1.PolicyRule{
-			namespace: {{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"}}},
+		Permissions: []rbac.Permission{
+			{Group: group, Resource: "widgets", Verbs: []string{"get", "list", "watch"}},
+			{Group: group, Resource: "widgets/status", Verbs: []string{"update", "patch"}},
+			{Group: "coordination.k8s.io", Resource: "leases", Verbs: []string{"get", "create", "update"}, Namespace: namespace},
 		},
 		MetricsPort: 8443, MetricsService: true,
 	}

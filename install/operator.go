@@ -4,18 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kubego/kubego/rbac"
 )
 
 // Default ports of the operator's container.
@@ -66,12 +67,11 @@ type Operator struct {
 
 	// CRDs are the definitions of the operator's types (crd.Build).
 	CRDs []*unstructured.Unstructured
-	// ClusterRules are granted cluster-wide (a ClusterRole bound to the
-	// ServiceAccount).
-	ClusterRules []rbacv1.PolicyRule
-	// NamespaceRules are granted in one namespace each (a Role and a
-	// RoleBinding there), keyed by namespace.
-	NamespaceRules map[string][]rbacv1.PolicyRule
+	// Permissions are what the operator may do, granted to its
+	// ServiceAccount through the roles rbac.Derive makes of them (a
+	// ClusterRole for those of every namespace, a Role per namespace
+	// named): usually manager.Manager.Permissions.
+	Permissions []rbac.Permission
 
 	// MutatingWebhooks and ValidatingWebhooks are the admission webhook
 	// configurations. Their clientConfig should name the Service
@@ -126,7 +126,6 @@ func (o Operator) Objects() ([]*unstructured.Unstructured, error) {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
 		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: labels},
 	}
-	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: o.Name, Namespace: o.Namespace}}
 	var crds []*unstructured.Unstructured
 	for _, d := range o.CRDs {
 		c := d.DeepCopy()
@@ -136,29 +135,17 @@ func (o Operator) Objects() ([]*unstructured.Unstructured, error) {
 		crds = append(crds, c)
 	}
 	out = append(out, sa)
-	if len(o.ClusterRules) > 0 {
-		out = append(out, &rbacv1.ClusterRole{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"},
-			ObjectMeta: metav1.ObjectMeta{Name: o.Name, Labels: labels},
-			Rules:      o.ClusterRules,
-		}, &rbacv1.ClusterRoleBinding{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: o.Name, Labels: labels},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: o.Name},
-			Subjects:   subject,
-		})
-	}
-	for _, ns := range slices.Sorted(maps.Keys(o.NamespaceRules)) {
-		out = append(out, &rbacv1.Role{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
-			ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: ns, Labels: labels},
-			Rules:      o.NamespaceRules[ns],
-		}, &rbacv1.RoleBinding{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: ns, Labels: labels},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: o.Name},
-			Subjects:   subject,
-		})
+	if len(o.Permissions) > 0 {
+		m, err := rbac.Derive(o.Permissions, rbac.Options{ServiceAccount: types.NamespacedName{Namespace: o.Namespace, Name: o.Name}, Name: o.Name})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidOperator, err)
+		}
+		for _, obj := range m.Objects() {
+			if mo, ok := obj.(metav1.Object); ok {
+				mo.SetLabels(merge(mo.GetLabels(), labels))
+			}
+			out = append(out, obj)
+		}
 	}
 	webhookPort := o.webhookPort()
 	if webhookPort != 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/leaderelection"
+	"github.com/kubego/kubego/rbac"
 	"github.com/kubego/kubego/record"
 	"github.com/kubego/kubego/rest"
 )
@@ -80,6 +81,11 @@ type Options struct {
 	// controller.Options name another) as OpenTelemetry spans. Nil means
 	// no tracing.
 	TracerProvider trace.TracerProvider
+	// Permissions are API requests the program makes beyond what the
+	// Manager knows of (see Manager.Permissions): the writes and uncached
+	// reads of code that is neither a controller (which names its own in
+	// controller.Options.Permissions) nor another Permitted runnable.
+	Permissions []rbac.Permission
 	// Logger receives the Manager's records and is the default logger of
 	// its controllers, informers, client and leader election. Nil means
 	// errors and warnings go to slog.Default() and info records nowhere.

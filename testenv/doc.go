@@ -65,6 +65,9 @@
 // (a webhook.Server on 127.0.0.1 with a certificate from package certs).
 // InstallWebhooks registers validating and mutating webhooks at a server's
 // URL with its CA bundle, InstallConversionWebhook points a CRD's
-// conversion at one; kube-apiserver starts calling them within about a
-// second, so tests retry until they see the effect.
+// conversion at one; InstallWebhookConfigurations installs what a
+// webhookconfig.Set made (with a URL target), so a program's webhooks are
+// registered once, in Go, for its cluster and its tests. kube-apiserver
+// starts calling them within about a second, so tests retry until they
+// see the effect.
 package testenv

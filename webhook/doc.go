@@ -2,7 +2,9 @@
 // (kube-apiserver calls them): Server serves handlers from
 // webhook/admission and webhook/conversion, standalone or as a
 // manager.Runnable, and package certs makes certificates for development
-// and tests.
+// and tests. Package webhookconfig is its cluster side: configurations
+// made from the registered handlers, serving certificates without
+// cert-manager, and the caBundles kept up to date.
 //
 //	srv, err := webhook.New(webhook.Options{CertFile: "/certs/tls.crt", KeyFile: "/certs/tls.key"})
 //	...
@@ -13,9 +15,11 @@
 //
 // # Serving
 //
-// The server speaks HTTPS only (TLS 1.2 or newer, HTTP/2 and HTTP/1.1). It
-// reads the certificate and key from files and checks them at every TLS
-// handshake: when either file changed, the pair is reloaded, so new
+// The server speaks HTTPS only (TLS 1.2 or newer, HTTP/2 and HTTP/1.1).
+// Its certificate comes from Options.GetCertificate — in a cluster,
+// webhookconfig.Certificates, which signs it with a CA kept in a Secret and
+// rotates it in memory — or from files (cert-manager's, or certs.Write's).
+// Files are checked at every TLS handshake: when either file changed, the pair is reloaded, so new
 // connections get the new certificate without a restart (connections
 // already open keep theirs). A pair that does not load — a file missing or
 // half-written during a rotation, a key that does not match — leaves the

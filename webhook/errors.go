@@ -15,6 +15,12 @@ var (
 	// ErrNotServing is returned by ReadyCheck before Start listens and
 	// after the server stopped.
 	ErrNotServing = errors.New("webhook: server not serving")
+	// ErrNoCertificate is wrapped by ReadyCheck's error while there is no
+	// serving certificate (or none with its Leaf parsed).
+	ErrNoCertificate = errors.New("webhook: no serving certificate")
+	// ErrCertificateExpired is wrapped by ReadyCheck's error once the
+	// serving certificate expired.
+	ErrCertificateExpired = errors.New("webhook: serving certificate expired")
 )
 
 // ErrRequestTimeout is the cause of a request context that ended because

@@ -24,8 +24,9 @@ const (
 	DefaultShutdownTimeout = 30 * time.Second
 )
 
-// Options configure a Server. CertFile and KeyFile are required; every
-// other zero value picks the documented default.
+// Options configure a Server. The serving certificate comes from files
+// (CertFile and KeyFile) or from GetCertificate: exactly one of the two is
+// required. Every other zero value picks the documented default.
 type Options struct {
 	// Addr is the TCP address to listen on; empty means DefaultAddr.
 	// Ignored when Listener is set.
@@ -38,6 +39,13 @@ type Options struct {
 	// follow) and private key. They are reloaded when they change: each
 	// new connection gets the newest pair that loads.
 	CertFile, KeyFile string
+	// GetCertificate, when set instead of the files, gives the serving
+	// certificate of each new connection (as tls.Config.GetCertificate
+	// does; it is called with nil by ReadyCheck). A source that rotates
+	// certificates in memory — webhookconfig.Certificates, which keeps its
+	// CA in a Secret — plugs in here. The returned certificate's Leaf
+	// should be set: ReadyCheck reads its expiry from it.
+	GetCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)
 
 	// MaxBodyBytes bounds a request body; a larger one fails to read and
 	// the handlers answer with an error. Zero means DefaultMaxBodyBytes.
@@ -89,7 +97,9 @@ type Server struct {
 	log   *slog.Logger
 	clock clock.Clock
 	mux   *http.ServeMux
-	certs *servingcert.Source
+	// getCert gives each connection its certificate: a file source's or
+	// Options.GetCertificate.
+	getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error)
 
 	mu      sync.Mutex
 	started bool
@@ -98,12 +108,19 @@ type Server struct {
 	ready   chan struct{}
 }
 
-// New checks the options and loads the serving certificate once, so a
-// missing or invalid pair is reported here rather than at the first
-// handshake.
+// New checks the options and, for certificate files, loads the pair once,
+// so a missing or invalid pair is reported here rather than at the first
+// handshake. A GetCertificate source is not called here: it may provision
+// its first certificate after the server was made.
 func New(opts Options) (*Server, error) {
-	if opts.CertFile == "" || opts.KeyFile == "" {
-		return nil, fmt.Errorf("%w: CertFile and KeyFile are required", ErrInvalidOptions)
+	files := opts.CertFile != "" || opts.KeyFile != ""
+	switch {
+	case files && opts.GetCertificate != nil:
+		return nil, fmt.Errorf("%w: set CertFile and KeyFile or GetCertificate, not both", ErrInvalidOptions)
+	case !files && opts.GetCertificate == nil:
+		return nil, fmt.Errorf("%w: CertFile and KeyFile, or GetCertificate, are required", ErrInvalidOptions)
+	case files && (opts.CertFile == "" || opts.KeyFile == ""):
+		return nil, fmt.Errorf("%w: CertFile and KeyFile go together", ErrInvalidOptions)
 	}
 	if opts.MaxBodyBytes < 0 || opts.RequestTimeout < 0 || opts.ShutdownTimeout < 0 {
 		return nil, fmt.Errorf("%w: negative MaxBodyBytes, RequestTimeout or ShutdownTimeout", ErrInvalidOptions)
@@ -124,11 +141,15 @@ func New(opts Options) (*Server, error) {
 		opts.TLSMinVersion = tls.VersionTLS12
 	}
 	log := defaultlog.Or(opts.Logger)
-	cs, err := servingcert.New("webhook", opts.CertFile, opts.KeyFile, log)
-	if err != nil {
-		return nil, err
+	getCert := opts.GetCertificate
+	if files {
+		cs, err := servingcert.New("webhook", opts.CertFile, opts.KeyFile, log)
+		if err != nil {
+			return nil, err
+		}
+		getCert = cs.GetCertificate
 	}
-	return &Server{opts: opts, log: log, clock: clock.Or(opts.Clock), mux: http.NewServeMux(), certs: cs, ready: make(chan struct{})}, nil
+	return &Server{opts: opts, log: log, clock: clock.Or(opts.Clock), mux: http.NewServeMux(), getCert: getCert, ready: make(chan struct{})}, nil
 }
 
 // Handle registers h for the path pattern (http.ServeMux syntax, for
@@ -171,7 +192,7 @@ func (s *Server) Start(ctx context.Context) error {
 	err := httpserve.Serve(ctx, httpserve.Options{
 		Listener:     ln,
 		Handler:      s.wrap(s.mux),
-		TLS:          &tls.Config{MinVersion: s.opts.TLSMinVersion, GetCertificate: s.certs.GetCertificate},
+		TLS:          &tls.Config{MinVersion: s.opts.TLSMinVersion, GetCertificate: s.getCert},
 		DisableHTTP2: s.opts.DisableHTTP2,
 		// Bounds reading a request, so a body trickling in is cut off too.
 		// Its expiry also cancels the request's context, so it is a little
@@ -207,7 +228,17 @@ func (s *Server) ReadyCheck(*http.Request) error {
 	if !serving {
 		return ErrNotServing
 	}
-	return s.certs.Check(s.clock.Now())
+	c, err := s.getCert(nil)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNoCertificate, err)
+	}
+	if c == nil || c.Leaf == nil {
+		return ErrNoCertificate
+	}
+	if now := s.clock.Now(); now.After(c.Leaf.NotAfter) {
+		return fmt.Errorf("%w: serving certificate expired at %s", ErrCertificateExpired, c.Leaf.NotAfter)
+	}
+	return nil
 }
 
 // wrap applies the per-request rules: body limit, timeout, panic recovery.

@@ -10,10 +10,12 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kubego/kubego/certs"
+	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/webhook"
 )
 
@@ -126,6 +128,8 @@ func TestNewRequiresCertificateFiles(t *testing.T) {
 		want error
 	}{
 		{"no files", webhook.Options{}, webhook.ErrInvalidOptions},
+		{"a certificate file without its key", webhook.Options{CertFile: e.files.CertFile}, webhook.ErrInvalidOptions},
+		{"files and GetCertificate", webhook.Options{CertFile: e.files.CertFile, KeyFile: e.files.KeyFile, GetCertificate: (&memSource{}).get}, webhook.ErrInvalidOptions},
 		{"negative limit", webhook.Options{CertFile: e.files.CertFile, KeyFile: e.files.KeyFile, MaxBodyBytes: -1}, webhook.ErrInvalidOptions},
 		{"missing file", webhook.Options{CertFile: e.dir + "/nope.crt", KeyFile: e.files.KeyFile}, os.ErrNotExist},
 		{"key for another certificate", webhook.Options{CertFile: e.files.CertFile, KeyFile: writeOtherKey(t, e)}, nil},
@@ -312,4 +316,73 @@ func TestShutdownLetsRequestsInFlightFinish(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Start: %v", err)
 	}
+}
+
+// memSource is a GetCertificate source held in memory.
+type memSource struct {
+	mu   sync.Mutex
+	cert *tls.Certificate
+}
+
+func (m *memSource) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cert == nil {
+		return nil, errors.New("nothing yet")
+	}
+	return m.cert, nil
+}
+
+func (m *memSource) set(t *testing.T, pair certs.KeyPair) string {
+	t.Helper()
+	c, err := tls.X509KeyPair(pair.CertPEM, pair.KeyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	m.cert = &c
+	m.mu.Unlock()
+	return c.Leaf.SerialNumber.String()
+}
+
+// A server given GetCertificate serves what it returns at each new
+// connection, and is not ready while it returns nothing or an expired
+// certificate.
+func TestGetCertificateServesFromMemory(t *testing.T) {
+	e := newTLSEnv(t)
+	src := &memSource{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	srv, err := webhook.New(webhook.Options{Listener: ln, GetCertificate: src.get, Clock: fixedClock{&now}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := serve(t, srv)
+	if err := srv.ReadyCheck(nil); !errors.Is(err, webhook.ErrNoCertificate) {
+		t.Fatalf("ReadyCheck without a certificate: %v, want ErrNoCertificate", err)
+	}
+	for range 2 {
+		serial := src.set(t, mustIssue(t, e))
+		if got := servedSerial(t, e, url); got != serial {
+			t.Fatalf("served serial %s, want %s", got, serial)
+		}
+		if err := srv.ReadyCheck(nil); err != nil {
+			t.Fatalf("ReadyCheck: %v", err)
+		}
+	}
+	now = now.Add(31 * 24 * time.Hour)
+	if err := srv.ReadyCheck(nil); !errors.Is(err, webhook.ErrCertificateExpired) {
+		t.Fatalf("ReadyCheck with an expired certificate: %v, want ErrCertificateExpired", err)
+	}
+}
+
+// fixedClock is a clock.Clock whose Now the test sets.
+type fixedClock struct{ now *time.Time }
+
+func (c fixedClock) Now() time.Time { return *c.now }
+func (c fixedClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	return time.AfterFunc(d, f)
 }

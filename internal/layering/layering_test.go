@@ -30,7 +30,9 @@ var layers = map[string]int{
 	"podexec":        3, // exec and attach over the WebSocket channel protocol
 	"portforward":    3, // port-forward over WebSocket: Dial, listeners
 	"proxy":          3, // the proxy subresource of pods and services
+	"rbac":           3, // RBAC rules derived, requests recorded, rules checked against them
 	"kubeconfig":     4,
+	"openapi":        4, // OpenAPI v3 documents: schemas of kinds, kubectl-explain lookups
 	"discovery":      4,
 	"client":         5,
 	"dynamic":        5,
@@ -43,6 +45,7 @@ var layers = map[string]int{
 	"kubegotest":     6, // test helpers: polling, test logger, events of an object
 	"authfilter":     6, // TokenReview + SubjectAccessReview in front of an HTTP handler
 	"fleet":          6, // a cluster (client + informer factory + lifecycle) and providers of clusters
+	"webhookconfig":  6, // webhook configurations from handlers, serving certificates from a CA Secret, caBundle upkeep
 	"testenv":        7, // installs CRDs with package crd; kubeletstub: a stand-in kubelet
 	"install":        7, // an operator's installation: manifests, install, uninstall
 	"controller":     7,

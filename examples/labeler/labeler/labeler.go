@@ -28,6 +28,7 @@ import (
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/manager"
+	"github.com/kubego/kubego/rbac"
 )
 
 // Label is the label the labeler adds.
@@ -95,6 +96,9 @@ func Setup(mgr *manager.Manager, opts Options) (*controller.Controller, error) {
 		Name:                    opts.Name,
 		Reconciler:              r,
 		MaxConcurrentReconciles: opts.Workers,
+		// Its one write: the label patch. The list and watch of its
+		// source are derived from the source (mgr.Permissions).
+		Permissions: []rbac.Permission{{Group: "apps", Resource: "deployments", Verbs: []string{"patch"}, Namespace: opts.Namespace}},
 		Sources: []controller.Source{
 			// Only creations and label changes can make a Deployment need
 			// the label, and only one that lacks it has work to do.
