@@ -524,6 +524,8 @@ func requestRefusalWording(e *env) {
 	wantMessage(e, list("fieldSelector", "spec.foo=bar"), 400, metav1.StatusReasonBadRequest, `"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"`)
 	_, err := e.patchCM(types.StrategicMergePatchType, "cm", `{"data":`)
 	wantMessage(e, err, 400, metav1.StatusReasonBadRequest, "invalid JSON patch")
+	err = e.c.Post().Namespace(e.ns).Resource("configmaps").Body(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}}).Do(e.ctx).Error()
+	wantMessage(e, err, 400, metav1.StatusReasonBadRequest, `Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion`)
 
 	ns := e.ns + "-gone"
 	must(e, e.c.Post().Resource("namespaces").Body(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}).Do(e.ctx).Error())

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"strings"
 
 	"reflect"
 	"slices"
@@ -20,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/scheme"
 )
 
 // writeOpts are the parts of Create/Update/PatchOptions the server honours.
@@ -39,10 +42,27 @@ func checkKind(res *resource, u map[string]any) error {
 		uu.SetGroupVersionKind(res.gvk)
 		return nil
 	}
+	if gvk.Kind != res.gvk.Kind && res.builtin && scheme.Default().Recognizes(gvk) {
+		// kube-apiserver fails to convert the body to its internal type
+		// of the resource's kind.
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s.%s) to (%s.%s): unknown conversion",
+			gvk.Kind, gvk.Version, res.gvk.Kind, gvk.Version, gvk.Kind, internalPackage(res.gvk.Group), res.gvk.Kind))
+	}
 	if gvk != res.gvk {
 		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion(), res.gvk.GroupVersion()))
 	}
 	return nil
+}
+
+// internalPackage is the name of the Go package of kube-apiserver's
+// internal types of a group: "core" for the legacy group (and Events of
+// events.k8s.io), else the group's first label.
+func internalPackage(group string) string {
+	if group == "" || group == "events.k8s.io" {
+		return "core"
+	}
+	name, _, _ := strings.Cut(group, ".")
+	return name
 }
 
 // create stores a new object. Caller holds s.mu. applied is the result of
