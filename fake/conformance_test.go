@@ -55,6 +55,8 @@ type target struct {
 	isFake bool
 	// contentType forces a wire format (zero: the client's default).
 	contentType rest.ContentType
+	// logs is where the target's pods run and get their log content.
+	logs func(t *testing.T, cfg *rest.Config) logHost
 }
 
 type conformanceCase struct {
@@ -67,6 +69,7 @@ type env struct {
 	*testing.T
 	ctx context.Context
 	c   *rest.Client
+	cfg *rest.Config
 	ns  string
 	tg  target
 }
@@ -83,7 +86,7 @@ func newEnv(t *testing.T, tg target) *env {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	e := &env{T: t, ctx: ctx, c: c, tg: tg}
+	e := &env{T: t, ctx: ctx, c: c, cfg: cfg, tg: tg}
 	e.ns = fmt.Sprintf("conf-%d-%d", time.Now().UnixNano()%1_000_000, nsCounter.Add(1))
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}
 	if err := c.Post().Resource("namespaces").Body(ns).Do(ctx).Error(); err != nil {
@@ -96,7 +99,7 @@ func newEnv(t *testing.T, tg target) *env {
 }
 
 func runConformance(t *testing.T, tg target) {
-	for _, tc := range slices.Concat(conformanceCases(), fidelityCases(), openAPICases(), defaultingCases(), applyCases(), goTypeCases(), webhookCases()) {
+	for _, tc := range slices.Concat(conformanceCases(), fidelityCases(), openAPICases(), defaultingCases(), applyCases(), goTypeCases(), webhookCases(), serverRuleCases()) {
 		t.Run(tc.name, func(t *testing.T) {
 			if why, ok := fakeExceptions[tc.name]; ok && tg.isFake {
 				t.Skip("documented exception: " + why)
@@ -118,8 +121,12 @@ func fakeTarget(ct rest.ContentType) target {
 		config: func(t *testing.T) *rest.Config {
 			srv := fake.NewServer(fake.Options{HistoryWindow: 50})
 			t.Cleanup(srv.Close)
-			return srv.Config()
+			cfg := srv.Config()
+			fakeServers.Store(cfg.Host, srv)
+			t.Cleanup(func() { fakeServers.Delete(cfg.Host) })
+			return cfg
 		},
+		logs: fakeLogHost,
 	}
 }
 

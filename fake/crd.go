@@ -31,6 +31,10 @@ func crdResources(u map[string]any) []*resource {
 	scope, _, _ := unstructured.NestedString(u, "spec", "scope")
 	short, _, _ := unstructured.NestedStringSlice(u, "spec", "names", "shortNames")
 	cats, _, _ := unstructured.NestedStringSlice(u, "spec", "names", "categories")
+	var storage string
+	if sv := storedVersions(u); len(sv) > 0 {
+		storage, _ = sv[0].(string)
+	}
 	var out []*resource
 	for _, sv := range servedCRDVersions(u, plural, kind) {
 		name, status, scale := sv.name, sv.status, sv.scale
@@ -40,7 +44,7 @@ func crdResources(u map[string]any) []*resource {
 			gvr:        schema.GroupVersionResource{Group: group, Version: name, Resource: plural},
 			gvk:        schema.GroupVersionKind{Group: group, Version: name, Kind: kind},
 			namespaced: scope == "Namespaced", status: status, scale: scale, generation: true,
-			shortNames: short, categories: cats,
+			shortNames: short, categories: cats, storageVersion: storage,
 		})
 	}
 	return out

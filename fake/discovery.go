@@ -124,10 +124,7 @@ func (s *Server) groupVersions() []schema.GroupVersion {
 func (s *Server) groupList() *metav1.APIGroupList {
 	list := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}}
 	idx := map[string]int{}
-	for _, gv := range s.groupVersions() {
-		if gv.Group == "" {
-			continue
-		}
+	for _, gv := range s.orderedGroupVersions(false, false) {
 		i, ok := idx[gv.Group]
 		if !ok {
 			i = len(list.Groups)
@@ -154,11 +151,22 @@ func (s *Server) resourceList(gv schema.GroupVersion) *metav1.APIResourceList {
 		list.APIResources = append(list.APIResources, metav1.APIResource{
 			Name: res.gvr.Resource, SingularName: strings.ToLower(res.gvk.Kind), Namespaced: res.namespaced,
 			Kind: res.gvk.Kind, Verbs: res.verbs(), ShortNames: res.shortNames, Categories: res.categories,
+			StorageVersionHash: s.storageVersionHash(res),
 		})
 		for _, name := range res.partNames() {
 			p, _ := res.part(name)
 			list.APIResources = append(list.APIResources, metav1.APIResource{
 				Name: res.gvr.Resource + "/" + name, Namespaced: res.namespaced, Kind: res.gvk.Kind, Verbs: p.verbs,
+			})
+		}
+		if isBinding(res, "binding") {
+			list.APIResources = append(list.APIResources, metav1.APIResource{
+				Name: res.gvr.Resource + "/binding", Namespaced: res.namespaced, Kind: "Binding", Verbs: verbsCreate,
+			})
+		}
+		if isLog(res, "log") {
+			list.APIResources = append(list.APIResources, metav1.APIResource{
+				Name: res.gvr.Resource + "/log", Namespaced: res.namespaced, Kind: res.gvk.Kind, Verbs: []string{"get"},
 			})
 		}
 		if isToken(res, "token") {
@@ -185,10 +193,7 @@ func (s *Server) resourceList(gv schema.GroupVersion) *metav1.APIResourceList {
 func (s *Server) serveAggregated(w http.ResponseWriter, mt string, legacy bool) {
 	list := &apidiscoveryv2.APIGroupDiscoveryList{TypeMeta: metav1.TypeMeta{Kind: aggregatedKind, APIVersion: "apidiscovery.k8s.io/v2"}}
 	idx := map[string]int{}
-	for _, gv := range s.groupVersions() {
-		if (gv.Group == "") != legacy {
-			continue
-		}
+	for _, gv := range s.orderedGroupVersions(legacy, true) {
 		i, ok := idx[gv.Group]
 		if !ok {
 			i = len(list.Items)
@@ -211,6 +216,16 @@ func (s *Server) serveAggregated(w http.ResponseWriter, mt string, legacy bool) 
 				p, _ := res.part(name)
 				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
 					Subresource: name, ResponseKind: &metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, Verbs: p.verbs,
+				})
+			}
+			if isBinding(res, "binding") {
+				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
+					Subresource: "binding", ResponseKind: &metav1.GroupVersionKind{Version: "v1", Kind: "Binding"}, Verbs: verbsCreate,
+				})
+			}
+			if isLog(res, "log") {
+				rd.Subresources = append(rd.Subresources, apidiscoveryv2.APISubresourceDiscovery{
+					Subresource: "log", ResponseKind: &metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, Verbs: []string{"get"},
 				})
 			}
 			if isToken(res, "token") {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubego/kubego/fake"
 	"github.com/kubego/kubego/rest"
@@ -71,13 +72,10 @@ func sortedJoin(s []string) string {
 // leaves out on purpose (see doc.go: the connect and virtual subresources
 // it does not implement).
 var discoveryGaps = []string{
-	"v1 bindings kind=Binding scope=Namespaced verbs=create short= categories=",
 	"v1 nodes/proxy kind=NodeProxyOptions verbs=create,delete,get,patch,update",
 	"v1 pods/attach kind=PodAttachOptions verbs=create,get",
-	"v1 pods/binding kind=Binding verbs=create",
 	"v1 pods/eviction kind=Eviction verbs=create",
 	"v1 pods/exec kind=PodExecOptions verbs=create,get",
-	"v1 pods/log kind=Pod verbs=get",
 	"v1 pods/portforward kind=PodPortForwardOptions verbs=create,get",
 	"v1 pods/proxy kind=PodProxyOptions verbs=create,delete,get,patch,update",
 	"v1 services/proxy kind=ServiceProxyOptions verbs=create,delete,get,patch,update",
@@ -173,5 +171,65 @@ func skipUnlessCapturedVersion(t *testing.T, cp *testenv.ControlPlane) {
 	t.Helper()
 	if v := cp.Version(); v != testenv.DefaultVersion {
 		t.Skipf("the captured copies are of kube-apiserver %s, this one is %s", testenv.DefaultVersion, v)
+	}
+}
+
+// legacyHashes lists every built-in resource of legacy discovery with its
+// storageVersionHash, one sorted line each.
+func legacyHashes(ctx context.Context, t *testing.T, c *rest.Client, keep func(group string) bool) []string {
+	t.Helper()
+	var groups metav1.APIGroupList
+	if err := json.Unmarshal(getRaw(ctx, t, c, "application/json", "/apis", nil), &groups); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"/api/v1"}
+	for _, g := range groups.Groups {
+		if !keep(g.Name) {
+			continue
+		}
+		for _, v := range g.Versions {
+			paths = append(paths, "/apis/"+v.GroupVersion)
+		}
+	}
+	var out []string
+	for _, p := range paths {
+		var rl metav1.APIResourceList
+		if err := json.Unmarshal(getRaw(ctx, t, c, "application/json", p, nil), &rl); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for _, r := range rl.APIResources {
+			out = append(out, fmt.Sprintf("%s %s storageVersionHash=%q", rl.GroupVersion, r.Name, r.StorageVersionHash))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestLegacyDiscoveryHashesMatchServer compares the storageVersionHash of
+// every built-in resource in the fake's legacy discovery with a real
+// kube-apiserver's (the subresources the fake does not serve aside).
+func TestLegacyDiscoveryHashesMatchServer(t *testing.T) {
+	cp := testenv.Shared(t)
+	skipUnlessCapturedVersion(t, cp)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	builtin := builtinGroups(t)
+	keep := func(g string) bool { return builtin[g] }
+	want := legacyHashes(ctx, t, bigClient(t, cp.Config()), keep)
+	srv := fake.NewServer(fake.Options{})
+	defer srv.Close()
+	got := legacyHashes(ctx, t, bigClient(t, srv.Config()), keep)
+	for _, l := range want {
+		if !slices.Contains(got, l) && !slices.ContainsFunc(discoveryGaps, func(gap string) bool {
+			f := strings.Fields(gap)
+			return strings.HasPrefix(l, f[0]+" "+f[1]+" ")
+		}) {
+			t.Errorf("fake differs from, or lacks: %s", l)
+		}
+	}
+	for _, l := range got {
+		if !slices.Contains(want, l) {
+			t.Errorf("fake has, real server not: %s", l)
+		}
 	}
 }

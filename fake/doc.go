@@ -153,10 +153,13 @@
 // serves its versions and is marked Established, as on a real server.
 // Discovery answers /api, /apis, /api/v1, /apis/<group>[/<version>] and
 // aggregated discovery (apidiscovery.k8s.io/v2) when Accept asks for it,
-// with the verbs, short names and categories kube-apiserver gives the
-// built-in resources; a resource answers only the verbs it lists (405
-// for the others, as namespaces for a DELETE of the collection);
-// /version, /healthz, /readyz and /livez answer too.
+// with the verbs, short names, categories and (legacy form)
+// storageVersionHash kube-apiserver gives the built-in resources, and its
+// groups in its order: by the priority of their APIServices, not by name
+// (clients resolve an ambiguous resource name by that order); a resource
+// answers only the verbs it lists (405 for the others, as namespaces for
+// a DELETE of the collection); /version, /healthz, /readyz and /livez
+// answer too.
 //
 // /openapi/v2 (JSON, and gnostic protobuf when Accept asks for it) and
 // /openapi/v3 (the index and one document per group-version) answer the
@@ -194,10 +197,24 @@
 //     status.conditions (without filling in their timestamps), and
 //     namespaces/finalize (update only) everything but the status: a
 //     namespace's spec.finalizers change only there; serviceaccounts/token
-//     (create only) issues a token (see below);
+//     (create only) issues a token (see below); pods/binding and the
+//     bindings resource (create only) set an unbound pod's spec.nodeName
+//     and its PodScheduled condition, as a scheduler does (409 once bound);
+//     pods/log serves what Server.SetPodLog and AppendPodLog wrote for a
+//     container, with container, tailLines, limitBytes and follow;
+//   - the workload rules tests trip over are validated as kube-apiserver
+//     validates them, with its messages: a Deployment's, ReplicaSet's,
+//     StatefulSet's or DaemonSet's selector (required, not empty,
+//     selecting the template's labels, immutable), its template's
+//     restartPolicy (Always; a Job's and a CronJob's OnFailure or Never),
+//     negative counts, and the counts of a status written through the
+//     status subresource (available above ready, ready or updated above
+//     replicas);
 //   - deletion with finalizers sets deletionTimestamp; new finalizers are
 //     refused then; the write that removes the last finalizer deletes the
-//     object (one DELETED event with the last stored state); a Pod bound to
+//     object (one DELETED event with the last stored state, at a new
+//     resourceVersion; the writer gets what it wrote, at the
+//     resourceVersion it replaced); a Pod bound to
 //     a node is deleted gracefully (no kubelet ever confirms, as on a
 //     control plane without nodes) unless gracePeriodSeconds is 0;
 //   - garbage collection and namespace cleanup, which a real cluster runs in
@@ -288,8 +305,12 @@
 //
 // Lists take label selectors, the field selectors the real server supports
 // per kind (unsupported fields are 400), limit and continue (opaque tokens
-// naming a consistent snapshot), and resourceVersion with
-// resourceVersionMatch Exact or NotOlderThan. Watches start from a
+// naming a consistent snapshot; as kube-apiserver pages through storage, a
+// full page continues while any object follows, selected or not, so a
+// selecting list's last pages may be short or empty; a list at
+// resourceVersion "0" ignores limit, as kube-apiserver's watch cache
+// does), and resourceVersion with resourceVersionMatch Exact or
+// NotOlderThan. Watches start from a
 // resourceVersion, send synthetic ADDED events for "" and "0", honour
 // allowWatchBookmarks (periodic bookmarks every Options.BookmarkInterval)
 // and sendInitialEvents (ending, when bookmarks are allowed, with the

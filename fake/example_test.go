@@ -62,3 +62,28 @@ func ExampleServer_FailNext() {
 	// false
 	// true
 }
+
+// A pod's log: what the test sets is what a client reads through
+// pods/{name}/log, here its last line.
+func ExampleServer_SetPodLog() {
+	srv := fake.NewServer(fake.Options{}, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1"},
+		Spec:       corev1.PodSpec{NodeName: "node-a", Containers: []corev1.Container{{Name: "web", Image: "registry.example/web:1"}}},
+	})
+	defer srv.Close()
+	srv.SetPodLog("default", "web-1", "web", []byte("starting\nlistening on :8080\n"))
+
+	c, err := rest.NewClient(srv.Config())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	data, err := c.Get().Namespace("default").Resource("pods").Name("web-1").SubResource("log").
+		Param("tailLines", "1").DoRaw(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(string(data))
+	// Output: listening on :8080
+}

@@ -133,6 +133,11 @@ func newFieldMatcher(res *resource, sel string) (*fieldMatcher, error) {
 	m := &fieldMatcher{sel: s, get: map[string]fieldGetter{}}
 	for _, r := range s.Requirements() {
 		g := fieldsOf(res, r.Field)
+		if g == nil && res.builtin && len(selectableFields[res.gvk.GroupKind()]) == 0 {
+			// The words of kube-apiserver's default field label
+			// conversion, for the kinds with no fields of their own.
+			return nil, fmt.Errorf("%q is not a known field selector: only %q, %q", r.Field, "metadata.name", "metadata.namespace")
+		}
 		if g == nil {
 			return nil, fmt.Errorf("field label not supported: %s", r.Field)
 		}

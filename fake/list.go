@@ -34,7 +34,7 @@ func newFilter(req *request, lo *metav1.ListOptions) (*filter, error) {
 	if lo.LabelSelector != "" {
 		sel, err := labels.Parse(lo.LabelSelector)
 		if err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+			return nil, apierrors.NewBadRequest(err.Error())
 		}
 		f.labels = sel
 	}
@@ -61,7 +61,7 @@ func (f *filter) selecting() bool { return !f.labels.Empty() || f.fields != nil 
 func parseRV(s string) (uint64, error) {
 	rv, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q", s))
+		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version: %v", field.Invalid(field.NewPath("resourceVersion"), s, err.Error())))
 	}
 	return rv, nil
 }
@@ -176,27 +176,52 @@ func (s *Server) handleList(w http.ResponseWriter, req *request) error {
 			return err
 		}
 	}
-	items := make([]*object, 0, len(snap))
+	all := make([]*object, 0, len(snap))
 	for k, o := range snap {
 		if hasStart && k.less(start) {
 			continue
+		}
+		all = append(all, o)
+	}
+	sortObjects(all)
+	limit := lo.Limit
+	if lo.ResourceVersion == "0" && !hasStart {
+		// kube-apiserver answers a list at resourceVersion 0 from its
+		// watch cache, which ignores limit: one page of everything.
+		limit = 0
+	}
+	items, lm := page(all, f, limit)
+	lm.ResourceVersion = strconv.FormatUint(at, 10)
+	if lm.Continue != "" {
+		lm.Continue = encodeContinue(int64(at), items[len(items)-1].key)
+	}
+	req.writeList(w, lm, items)
+	return nil
+}
+
+// page takes from all (sorted, from the page's first key on) the objects
+// f selects, at most limit of them (zero: no limit). As kube-apiserver
+// pages through storage, a page that is full continues (lm.Continue is
+// set, to a placeholder the caller replaces) while any object follows
+// its last one, selected or not: the next page may then be short, or
+// empty. The count of remaining items is given for unfiltered lists only.
+func page(all []*object, f *filter, limit int64) ([]*object, metav1.ListMeta) {
+	var items []*object
+	var lm metav1.ListMeta
+	for i, o := range all {
+		if limit > 0 && int64(len(items)) == limit {
+			lm.Continue = "more"
+			if !f.selecting() {
+				rest := int64(len(all) - i)
+				lm.RemainingItemCount = &rest
+			}
+			break
 		}
 		if f.matches(o) {
 			items = append(items, o)
 		}
 	}
-	sortObjects(items)
-	lm := metav1.ListMeta{ResourceVersion: strconv.FormatUint(at, 10)}
-	if lo.Limit > 0 && int64(len(items)) > lo.Limit {
-		rest := int64(len(items)) - lo.Limit
-		items = items[:lo.Limit]
-		lm.Continue = encodeContinue(int64(at), items[len(items)-1].key)
-		if !f.selecting() {
-			lm.RemainingItemCount = &rest
-		}
-	}
-	req.writeList(w, lm, items)
-	return nil
+	return items, lm
 }
 
 // sortObjects orders objects by namespace, then name: the order of lists.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -102,8 +103,13 @@ func (s *Server) checkNamespace(req *request, u *unstructured.Unstructured, crea
 		return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, req.namespace)
 	}
 	if ns.meta().GetDeletionTimestamp() != nil {
-		return apierrors.NewForbidden(req.res.groupResource(), u.GetName(),
+		err := apierrors.NewForbidden(req.res.groupResource(), u.GetName(),
 			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", req.namespace))
+		err.ErrStatus.Details.Causes = []metav1.StatusCause{{
+			Type: corev1.NamespaceTerminatingCause, Field: "metadata.namespace",
+			Message: fmt.Sprintf("namespace %s is being terminated", req.namespace),
+		}}
+		return err
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubego/kubego/scheme"
@@ -39,7 +41,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, req *request) error {
 	wo := writeOpts{manager: managerFor(req.r, opts.FieldManager), dryRun: isDryRun(opts.DryRun)}
 	if pt == types.ApplyYAMLPatchType {
 		if opts.FieldManager == "" {
-			return apierrors.NewBadRequest("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch")
+			return apierrors.NewInvalid(metav1.SchemeGroupVersion.WithKind("PatchOptions").GroupKind(), "", field.ErrorList{field.Required(field.NewPath("fieldManager"), "is required for apply patch")})
 		}
 		if req.sub == "scale" {
 			return unsupportedMedia(string(pt))
@@ -129,6 +131,9 @@ func applyPatch(pt types.PatchType, cur, patch []byte, schemaObj any) ([]byte, e
 		}
 		return out, nil
 	case types.StrategicMergePatchType:
+		if !json.Valid(patch) {
+			return nil, apierrors.NewBadRequest("invalid JSON patch")
+		}
 		out, err := strategicpatch.StrategicMergePatch(cur, patch, schemaObj)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(err.Error())

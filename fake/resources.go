@@ -50,6 +50,9 @@ type resource struct {
 	// schema is a custom resource version's structural schema (nil: none,
 	// objects are stored as written).
 	schema crdschema.Schema
+	// storageVersion is the version a custom resource is stored in
+	// ("": its own).
+	storageVersion string
 }
 
 func (r *resource) listGVK() schema.GroupVersionKind {
@@ -103,7 +106,7 @@ var builtinVerbs = map[schema.GroupResource][]string{
 // main resource answers.
 func (r *resource) verbs() []string {
 	gr := r.gvr.GroupResource()
-	if reviews[gr] != nil {
+	if reviews[gr] != nil || isBindings(r) {
 		return verbsCreate
 	}
 	if v, ok := builtinVerbs[gr]; ok && r.builtin {
@@ -155,6 +158,7 @@ func newRegistry(all bool) *registry {
 	}
 	r.add(crdResource())
 	r.add(apiServiceResource())
+	r.add(bindingResource())
 	return r
 }
 

@@ -61,7 +61,7 @@ func (s *Server) parsePath(r *http.Request) (*request, bool, error) {
 		req.sub = parts[2]
 		_, isPart := res.part(req.sub)
 		switch {
-		case req.sub == "status" && res.status, req.sub == "scale" && res.scale, isPart, isToken(res, req.sub):
+		case req.sub == "status" && res.status, req.sub == "scale" && res.scale, isPart, isToken(res, req.sub), isBinding(res, req.sub), isLog(res, req.sub):
 		default:
 			return nil, true, notFoundPath()
 		}
@@ -98,8 +98,14 @@ func (s *Server) parsePath(r *http.Request) (*request, bool, error) {
 	if req.sub == "" && !slices.Contains(res.verbs(), req.verb) {
 		return nil, true, methodNotAllowed()
 	}
-	if isToken(res, req.sub) {
+	if isToken(res, req.sub) || isBinding(res, req.sub) {
 		if req.verb != "create" {
+			return nil, true, methodNotAllowed()
+		}
+		return req, true, nil
+	}
+	if isLog(res, req.sub) {
+		if req.verb != "get" {
 			return nil, true, methodNotAllowed()
 		}
 		return req, true, nil
@@ -166,6 +172,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case isToken(req.res, req.sub):
 		err = s.handleToken(w, req)
+	case isBinding(req.res, req.sub) || (isBindings(req.res) && req.verb == "create"):
+		err = s.handleBinding(w, req)
+	case isLog(req.res, req.sub):
+		err = s.handleLog(w, req)
 	case reviews[req.res.gvr.GroupResource()] != nil:
 		err = s.handleReview(w, req, reviews[req.res.gvr.GroupResource()])
 	case req.verb == "get":

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/internal/defaultlog"
+	"github.com/kubego/kubego/internal/podlogs"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -100,6 +101,8 @@ type Server struct {
 	tcs map[schema.GroupVersionResource]managedfields.TypeConverter
 
 	faults faults
+	// logs are the containers' log content (SetPodLog).
+	logs podlogs.Store
 	// strategies is what the registry adds to writes of special kinds
 	// (strategy.go); never changed after NewServer.
 	strategies map[schema.GroupVersionResource]*strategy

@@ -32,6 +32,12 @@ type strategy struct {
 	// schema; old is nil on create. Called for writes of the main
 	// resource.
 	validate func(u, old map[string]any) error
+	// validateRequest is validate for the writes of requests only: the
+	// objects seeded through Add skip it.
+	validateRequest func(u, old map[string]any) error
+	// validateStatus refuses what the kind's validation refuses in a
+	// write of the status subresource.
+	validateStatus func(u, old map[string]any) error
 	// admitCreate adds what admission and the registry add to a new
 	// object after its managed fields are tracked (the writer does not own
 	// it); unlabelled tells whether it came without labels.
@@ -99,7 +105,30 @@ func kindStrategies() map[schema.GroupVersionResource]*strategy {
 			},
 			protectionFinalizer: pvProtection,
 		},
+		deploymentsGVR: {
+			validateRequest: validateReplicated(deploymentsGVR.GroupVersion().WithKind("Deployment"), deploymentRules, deploymentSpecExtra),
+			validateStatus:  validateStatus(deploymentsGVR.GroupVersion().WithKind("Deployment"), deploymentCounts),
+		},
+		replicaSetsGVR: {
+			validateRequest: validateReplicated(replicaSetsGVR.GroupVersion().WithKind("ReplicaSet"), replicaSetRules, nil),
+			validateStatus:  validateStatus(replicaSetsGVR.GroupVersion().WithKind("ReplicaSet"), replicaSetCounts),
+		},
+		statefulSetsGVR: {
+			validateRequest: validateReplicated(statefulSetsGVR.GroupVersion().WithKind("StatefulSet"), statefulSetRules, nil),
+			validateStatus:  validateStatus(statefulSetsGVR.GroupVersion().WithKind("StatefulSet"), statefulSetCounts),
+		},
+		configMapsGVR: {
+			validateRequest: validateConfigMap,
+		},
+		secretsGVR: {
+			validateRequest: validateSecret,
+		},
+		cronJobsGVR: {
+			validateRequest: validateCronJob,
+		},
 		daemonSetsGVR: {
+			validateRequest: validateDaemonSet,
+			validateStatus:  validateStatus(daemonSetsGVR.GroupVersion().WithKind("DaemonSet"), daemonSetCounts),
 			admitCreate: func(_ *Server, u map[string]any, _ bool, _ time.Time) (map[string]any, error) {
 				setTemplateGeneration(&unstructured.Unstructured{Object: u}, 1)
 				return u, nil
@@ -109,6 +138,7 @@ func kindStrategies() map[schema.GroupVersionResource]*strategy {
 			},
 		},
 		jobsGVR: {
+			validateRequest: validateJob,
 			admitCreate: func(_ *Server, u map[string]any, unlabelled bool, _ time.Time) (map[string]any, error) {
 				return selectJob(u, unlabelled)
 			},

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"strings"
 
 	"reflect"
 	"slices"
@@ -14,11 +15,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/scheme"
 )
 
 // writeOpts are the parts of Create/Update/PatchOptions the server honours.
@@ -38,10 +42,27 @@ func checkKind(res *resource, u map[string]any) error {
 		uu.SetGroupVersionKind(res.gvk)
 		return nil
 	}
+	if gvk.Kind != res.gvk.Kind && res.builtin && scheme.Default().Recognizes(gvk) {
+		// kube-apiserver fails to convert the body to its internal type
+		// of the resource's kind.
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s.%s) to (%s.%s): unknown conversion",
+			gvk.Kind, gvk.Version, res.gvk.Kind, gvk.Version, gvk.Kind, internalPackage(res.gvk.Group), res.gvk.Kind))
+	}
 	if gvk != res.gvk {
 		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion(), res.gvk.GroupVersion()))
 	}
 	return nil
+}
+
+// internalPackage is the name of the Go package of kube-apiserver's
+// internal types of a group: "core" for the legacy group (and Events of
+// events.k8s.io), else the group's first label.
+func internalPackage(group string) string {
+	if group == "" || group == "events.k8s.io" {
+		return "core"
+	}
+	name, _, _ := strings.Cut(group, ".")
+	return name
 }
 
 // create stores a new object. Caller holds s.mu. applied is the result of
@@ -98,6 +119,13 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 	st := s.strategyOf(res)
 	if st.validate != nil {
 		if err := st.validate(u, nil); err != nil {
+			return nil, err
+		}
+	}
+	if st.validateRequest != nil && !opts.seed {
+		// Objects seeded through Add are a test's fixture, the state it
+		// starts from, not a request: they are stored as given.
+		if err := st.validateRequest(u, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -269,6 +297,18 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 			return nil, err
 		}
 	}
+	// An object that never passed (a fixture seeded through Add) is
+	// not held to the rules it was stored without.
+	if st.validateRequest != nil && req.sub == "" && st.validateRequest(old.u, nil) == nil {
+		if err := st.validateRequest(u, old.u); err != nil {
+			return nil, err
+		}
+	}
+	if st.validateStatus != nil && req.sub == "status" {
+		if err := st.validateStatus(u, old.u); err != nil {
+			return nil, err
+		}
+	}
 	uu = &unstructured.Unstructured{Object: u}
 	if res.generation && specChanged(res, old.u, u) {
 		uu.SetGeneration(oldU.GetGeneration() + 1)
@@ -320,10 +360,10 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 	if uu.GetDeletionTimestamp() != nil && len(uu.GetFinalizers()) == 0 && (st.keepsUntilGone == nil || !st.keepsUntilGone(old)) {
 		// Like kube-apiserver, the write that clears the last finalizer
 		// is not stored: the object is deleted as it was (one DELETED
-		// event) and the client gets its content at the deletion's rv.
-		gone := s.remove(old)
-		uu.SetResourceVersion(strconv.FormatUint(gone.rv, 10))
-		return newObject(res, u, gone.rv), nil
+		// event, its content as last stored at the deletion's rv) and
+		// the client gets the content it wrote at the rv it replaced.
+		s.remove(old)
+		return newObject(res, u, old.rv), nil
 	}
 	rv := s.st.next()
 	uu.SetResourceVersion(strconv.FormatUint(rv, 10))
@@ -413,10 +453,10 @@ func (s *Server) delete(o *object, opts deleteOpts) (*object, error) {
 	res := o.res
 	m := o.meta()
 	if opts.precondUID != nil && *opts.precondUID != m.GetUID() {
-		return nil, apierrors.NewConflict(res.groupResource(), o.key.name, fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *opts.precondUID, m.GetUID()))
+		return nil, apierrors.NewConflict(schema.GroupResource{Group: res.gvk.Group, Resource: res.gvk.Kind}, o.key.name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", *opts.precondUID, m.GetUID()))
 	}
 	if opts.precondRV != nil && *opts.precondRV != m.GetResourceVersion() {
-		return nil, apierrors.NewConflict(res.groupResource(), o.key.name, fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *opts.precondRV, m.GetResourceVersion()))
+		return nil, apierrors.NewConflict(schema.GroupResource{Group: res.gvk.Group, Resource: res.gvk.Kind}, o.key.name, fmt.Errorf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified", *opts.precondRV, m.GetResourceVersion()))
 	}
 	if opts.dryRun {
 		return o, nil

@@ -195,7 +195,8 @@ func TestPatchStatusFromAStaleCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := stale.DeepCopy()
-	next.Status.AvailableReplicas = 1
+	// A status kube-apiserver accepts: available within ready within replicas.
+	next.Status.Replicas, next.Status.ReadyReplicas, next.Status.AvailableReplicas = 2, 2, 1
 	if _, err := deps.UpdateStatus(ctx, next, metav1.UpdateOptions{}); err == nil {
 		t.Fatal("UpdateStatus from a stale copy succeeded; the test needs it to conflict")
 	}

@@ -20,7 +20,9 @@
 //  4. CreatePod creates Pods bound to that Node.
 //
 // Exec and attach run in-process: Options.Run is called with the streams
-// of each session (Builtins, the default, knows a few commands). Port
+// of each session (Builtins, the default, knows a few commands). A
+// container's log is what SetLog and AppendLog wrote (empty otherwise),
+// served with follow, tailLines and limitBytes. Port
 // forwarding connects to the port on 127.0.0.1: the Pods of the stand-in
 // share the host's loopback.
 //

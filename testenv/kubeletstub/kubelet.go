@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubego/kubego/internal/defaultlog"
+	"github.com/kubego/kubego/internal/podlogs"
 )
 
 // Options configure Start.
@@ -46,6 +47,7 @@ type Kubelet struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
+	logs   podlogs.Store
 }
 
 // Start serves the stand-in on 127.0.0.1 on a free port until ctx ends or
@@ -82,6 +84,7 @@ func Start(ctx context.Context, opts Options) (*Kubelet, error) {
 	mux.HandleFunc("/exec/{namespace}/{pod}/{container}", k.serveExec)
 	mux.HandleFunc("/attach/{namespace}/{pod}/{container}", k.serveAttach)
 	mux.HandleFunc("/portForward/{namespace}/{pod}", k.servePortForward)
+	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", k.serveLogs)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	k.srv = &http.Server{
 		Handler:           mux,
@@ -124,4 +127,24 @@ func dialLoopback(ctx context.Context, _, _ string, port uint16) (net.Conn, erro
 func flag(r *http.Request, name string) bool {
 	v := strings.ToLower(r.URL.Query().Get(name))
 	return v == "1" || v == "true"
+}
+
+// SetLog sets what the stand-in serves as the log of a container of a
+// Pod (GET pods/{name}/log through kube-apiserver); a container without
+// one has an empty log.
+func (k *Kubelet) SetLog(namespace, pod, container string, content []byte) {
+	k.logs.Set(podlogs.Key{Namespace: namespace, Pod: pod, Container: container}, content)
+}
+
+// AppendLog adds content to the log of a container: what a follower of
+// the log (follow=true) receives next.
+func (k *Kubelet) AppendLog(namespace, pod, container string, content []byte) {
+	k.logs.Append(podlogs.Key{Namespace: namespace, Pod: pod, Container: container}, content)
+}
+
+// serveLogs serves a container's log as a kubelet does, with follow,
+// tailLines and limitBytes.
+func (k *Kubelet) serveLogs(w http.ResponseWriter, r *http.Request) {
+	key := podlogs.Key{Namespace: r.PathValue("namespace"), Pod: r.PathValue("pod"), Container: r.PathValue("container")}
+	k.logs.Serve(r.Context(), w, key, podlogs.ParseOptions(r))
 }
