@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kubego/kubego/clock"
 	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/internal/httpserve"
@@ -75,6 +77,13 @@ type Options struct {
 	// default.
 	DisableHTTP2 bool
 
+	// Registerer, if set, receives the series of every handler, labelled
+	// by the path it was registered at (webhook="/validate-widgets"):
+	// controller_runtime_webhook_requests_total (by HTTP code),
+	// controller_runtime_webhook_latency_seconds and
+	// controller_runtime_webhook_requests_in_flight. A Manager's is
+	// manager.Manager.Registry. Nil means no metrics.
+	Registerer prometheus.Registerer
 	// Logger receives serving failures and certificate reloads; nil sends
 	// warnings and errors to slog.Default() (internal/defaultlog).
 	Logger *slog.Logger
@@ -100,6 +109,7 @@ type Server struct {
 	// getCert gives each connection its certificate: a file source's or
 	// Options.GetCertificate.
 	getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error)
+	metrics *metrics // nil: none
 
 	mu      sync.Mutex
 	started bool
@@ -149,13 +159,22 @@ func New(opts Options) (*Server, error) {
 		}
 		getCert = cs.GetCertificate
 	}
-	return &Server{opts: opts, log: log, clock: clock.Or(opts.Clock), mux: http.NewServeMux(), getCert: getCert, ready: make(chan struct{})}, nil
+	var m *metrics
+	if opts.Registerer != nil {
+		var err error
+		if m, err = newMetrics(opts.Registerer); err != nil {
+			return nil, err
+		}
+	}
+	return &Server{opts: opts, log: log, clock: clock.Or(opts.Clock), mux: http.NewServeMux(), getCert: getCert, metrics: m, ready: make(chan struct{})}, nil
 }
 
 // Handle registers h for the path pattern (http.ServeMux syntax, for
 // example "/validate-widgets"). It panics, as http.ServeMux does, on a
 // pattern registered twice: that is a programming error.
-func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+func (s *Server) Handle(pattern string, h http.Handler) {
+	s.mux.Handle(pattern, s.metrics.instrument(pattern, h))
+}
 
 // NeedLeaderElection reports false: every replica serves webhooks.
 func (s *Server) NeedLeaderElection() bool { return false }

@@ -175,7 +175,7 @@ func setup(ctx context.Context, log *slog.Logger, cfg *rest.Config, f flags) (*o
 	}
 
 	// The webhooks, their certificate and their configurations.
-	srvOpts := webhook.Options{Addr: f.webhookAddr, Logger: log}
+	srvOpts := webhook.Options{Addr: f.webhookAddr, Logger: log, Registerer: mgr.Registry()}
 	target := webhookconfig.Target{}
 	svc := op.WebhookService()
 	if f.webhookURL != "" {
