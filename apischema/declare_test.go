@@ -105,6 +105,13 @@ func TestWellFormedTagsApply(t *testing.T) {
 	if f := s.Properties["f"]; f.Pattern != "^a;b$" || f.Default != "x" {
 		t.Fatalf("escaped ; : %+v", f)
 	}
+	s, err = apischema.Type(structWith(reflect.TypeFor[string](), `enum=a\\|b|c|;default=a|b`), apischema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Properties["f"]; len(f.Enum) != 3 || f.Enum[0] != "a|b" || f.Enum[1] != "c" || f.Enum[2] != "" || f.Default != "a|b" {
+		t.Fatalf("escaped | : enum %q default %v", f.Enum, f.Default)
+	}
 }
 
 type typoField struct {

@@ -17,7 +17,9 @@ import (
 // written twice (as above); a tag that is not well formed is an error, not
 // an empty declaration. A tag is a list of entries separated by ";" (a ";" inside a value is
 // written "\\;" in the struct tag), each a flag ("nullable") or key=value. Lists inside a
-// value are separated by "|" ("enum=A|B", "listMapKeys=name|port").
+// value are separated by "|" ("enum=A|B", "listMapKeys=name|port"); a "|"
+// inside one of them is written "\\|" in the struct tag ("enum=a\\|b|c"
+// is the two values "a|b" and "c").
 // Values are read as the field's JSON type: "default=5" is the number 5
 // on an integer field and the string "5" on a string field; objects and
 // arrays are JSON. An entry prefixed "items." applies to the items of a
@@ -67,6 +69,26 @@ func splitTag(tag string) []string {
 			cur.Reset()
 		default:
 			cur.WriteByte(tag[i])
+		}
+	}
+	return append(out, cur.String())
+}
+
+// splitList cuts a list value into its items at each "|" not escaped as
+// "\|".
+func splitList(value string) []string {
+	var out []string
+	var cur strings.Builder
+	for i := 0; i < len(value); i++ {
+		switch {
+		case value[i] == '\\' && i+1 < len(value) && value[i+1] == '|':
+			cur.WriteByte('|')
+			i++
+		case value[i] == '|':
+			out = append(out, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(value[i])
 		}
 	}
 	return append(out, cur.String())
@@ -163,7 +185,7 @@ func applyEntry(s *Schema, key, value string, flags *tagFlags) string {
 		}
 		s.EmbeddedResource = true
 	case "enum":
-		for _, v := range strings.Split(value, "|") {
+		for _, v := range splitList(value) {
 			jv, err := parseValue(s, v)
 			if err != nil {
 				return err.Error()
@@ -263,7 +285,7 @@ func applyEntry(s *Schema, key, value string, flags *tagFlags) string {
 		if s.Items == nil {
 			return "listMapKeys needs a list of objects"
 		}
-		for _, k := range strings.Split(value, "|") {
+		for _, k := range splitList(value) {
 			p := s.Items.Properties[k]
 			if p == nil {
 				return fmt.Sprintf("%q is not a field (JSON name) of the list's items", k)
