@@ -29,6 +29,10 @@ type Options struct {
 	// Resource, "spec.…"). A path that names no schema, or a declaration
 	// that cannot be honoured, is a *DeclarationError naming the path.
 	Declarations map[string]string
+	// DocComments, when set, describes the schemas of the types of its
+	// package, and of their fields, with their Go doc comments (see
+	// ReadDocComments), where no declaration gives a description.
+	DocComments *DocComments
 }
 
 // NoDescriptions drops every description: the smallest schema, for a
@@ -96,7 +100,7 @@ func ResourceFor[T any](opts Options) (*Schema, error) {
 // A type with no schema is a *TypeError; a declaration that cannot be
 // honoured is a *DeclarationError. It is safe for concurrent use.
 func Type(t reflect.Type, opts Options) (*Schema, error) {
-	b := &builder{visiting: map[reflect.Type]bool{}, published: map[string]bool{}}
+	b := &builder{visiting: map[reflect.Type]bool{}, published: map[string]bool{}, docs: opts.DocComments}
 	s, err := b.schema(t, "")
 	if err != nil {
 		return nil, err
@@ -154,6 +158,7 @@ var (
 type builder struct {
 	visiting  map[reflect.Type]bool
 	published map[string]bool
+	docs      *DocComments
 }
 
 // schema builds the schema of t at path ("" for the root, whose metadata,
@@ -201,6 +206,9 @@ func (b *builder) schema(t reflect.Type, path string) (*Schema, error) {
 		if s, err = b.kindSchema(t, path); err != nil {
 			return nil, err
 		}
+	}
+	if text := b.docs.of(t, ""); text != "" {
+		s.Description = text
 	}
 	if hasDecl {
 		if err := applyDeclaration(s, t, decl); err != nil {
@@ -336,6 +344,9 @@ func (b *builder) fields(s *Schema, t reflect.Type, path string, resource bool) 
 			if err := b.embed(fs, f, t, p); err != nil {
 				return err
 			}
+		}
+		if text := b.docs.of(t, f.Name); text != "" {
+			fs.Description = text
 		}
 		if fd, ok := decl.Fields[f.Name]; ok {
 			if fd.Description != "" {
