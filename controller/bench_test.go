@@ -96,7 +96,7 @@ func benchmarkLiveChange(b *testing.B, priority bool) {
 				default:
 				}
 			}
-			time.Sleep(work)
+			time.Sleep(work) // the simulated work of a benchmark's reconciler
 			if reconciles.Add(1) == n {
 				all <- time.Now()
 			}

@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -16,6 +17,7 @@ import (
 	"github.com/kubego/kubego/apischema/apischematest"
 	"github.com/kubego/kubego/crd"
 	cronv1 "github.com/kubego/kubego/examples/cronjob/api/v1"
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
 )
 
@@ -49,17 +51,8 @@ func (e *env) samples() func(verb string) *rest.Request {
 	req := func(verb string) *rest.Request {
 		return e.c.Verb(verb).Group(apischematest.GroupVersion.Group).Version("v1").Namespace(e.ns).Resource("samples")
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		err := req(http.MethodGet).Do(e.ctx).Error()
-		if err == nil {
-			return req
-		}
-		if time.Now().After(deadline) {
-			e.Fatalf("CRD not served: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	servedWithin(e, func(ctx context.Context) error { return req(http.MethodGet).Do(ctx).Error() })
+	return req
 }
 
 func sampleJSON(e *env, s *apischematest.Sample, change func(map[string]any)) []byte {
@@ -177,13 +170,7 @@ func goTypeJobTemplate(e *env) {
 	req := func(verb string) *rest.Request {
 		return e.c.Verb(verb).Group(cronv1.GroupVersion.Group).Version("v1").Namespace(e.ns).Resource("cronjobs")
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for req(http.MethodGet).Do(e.ctx).Error() != nil {
-		if time.Now().After(deadline) {
-			e.Fatal("CRD not served")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	servedWithin(e, func(ctx context.Context) error { return req(http.MethodGet).Do(ctx).Error() })
 	cronJob := func(name string, container map[string]any) []byte {
 		data, _ := json.Marshal(map[string]any{
 			"apiVersion": cronv1.GroupVersion.String(), "kind": "CronJob", "metadata": map[string]any{"name": name},
@@ -227,4 +214,14 @@ func goTypeJobTemplate(e *env) {
 			e.Errorf("%s: causes %+v, want %q", tc.field, se.ErrStatus.Details.Causes, tc.cause)
 		}
 	}
+}
+
+// servedWithin waits until get succeeds: a new definition is served a
+// moment after it is created, longer on a loaded machine, so the bound
+// is two minutes (a quiet machine: well under a second).
+func servedWithin(e *env, get func(ctx context.Context) error) {
+	e.Helper()
+	ctx, cancel := context.WithTimeout(e.ctx, 2*time.Minute)
+	defer cancel()
+	kubegotest.Eventually(ctx, e, get)
 }

@@ -1,10 +1,10 @@
 package fake_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -212,17 +212,9 @@ func (e *env) cronJobs() {
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		e.Fatalf("create CRD: %v", err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		err := e.c.Verb(http.MethodGet).Group(cronv1.GroupVersion.Group).Version("v1").Namespace(e.ns).Resource("cronjobs").Do(e.ctx).Error()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			e.Fatalf("CRD not served: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	servedWithin(e, func(ctx context.Context) error {
+		return e.c.Verb(http.MethodGet).Group(cronv1.GroupVersion.Group).Version("v1").Namespace(e.ns).Resource("cronjobs").Do(ctx).Error()
+	})
 }
 
 // A custom resource applies the same way: suspend false is owned, the

@@ -320,7 +320,7 @@ func checkNoWatchGoroutines(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("leaked watch goroutine:\n%s", stacks)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // polling for goroutines to exit: real goroutines, no clock involved
 	}
 }
 
