@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -152,5 +153,19 @@ func TestRESTMapperFindsACRDCreatedAfterStart(t *testing.T) {
 	}
 	if mp, err := m.ResourceFor(ctx, schema.GroupVersionResource{Resource: "gd"}); err != nil || mp.Kind.Kind != "Gadget" {
 		t.Fatalf("short name: %+v %v", mp, err)
+	}
+	// The same lookups through apimachinery's meta.RESTMapper.
+	mm := m.Meta(ctx)
+	if gvr, err := mm.ResourceFor(schema.GroupVersionResource{Resource: "gd"}); err != nil || gvr.Resource != "gadgets" {
+		t.Fatalf("meta ResourceFor(gd) = %v, %v", gvr, err)
+	}
+	if mp, err := mm.RESTMapping(gk); err != nil || mp.Scope.Name() != meta.RESTScopeNameRoot {
+		t.Fatalf("meta RESTMapping = %+v, %v", mp, err)
+	}
+	if s, err := mm.ResourceSingularizer("gadgets"); err != nil || s != "gadget" {
+		t.Fatalf("meta ResourceSingularizer = %q, %v", s, err)
+	}
+	if _, err := mm.RESTMapping(schema.GroupKind{Group: "nope." + group, Kind: "Nope"}); !meta.IsNoMatchError(err) {
+		t.Fatalf("meta RESTMapping of an unknown kind: %v", err)
 	}
 }
