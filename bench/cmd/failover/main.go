@@ -48,6 +48,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubego/kubego/bench/internal/fixture"
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
@@ -396,55 +397,26 @@ func populate(ctx context.Context, c *client.Client, ns string, n int) error {
 		return err
 	}
 	cms := client.Typed[*corev1.ConfigMap](c).Namespace(ns)
-	var next, done atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, 32)
-	for range 32 {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				cm := &corev1.ConfigMap{
-					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%06d", i), Labels: map[string]string{"app": "failover", "shard": strconv.Itoa(i % 16)}},
-					Data:       map[string]string{"key": strings.Repeat("v", 64), "index": strconv.Itoa(i)},
-				}
-				var err error
-				for attempt := range 5 {
-					if _, err = cms.Create(ctx, cm, metav1.CreateOptions{}); err == nil || apierrors.IsAlreadyExists(err) {
-						err = nil
-						break
-					}
-					if ctx.Err() != nil {
-						break
-					}
-					time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
-				}
-				if err != nil {
-					errs <- err
-					return
-				}
-				if d := done.Add(1); d%20000 == 0 {
-					logf("populating %s: %d", ns, d)
-				}
+	var done atomic.Int64
+	return fixture.Parallel(ctx, n, 32, func(i int) error {
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%06d", i), Labels: map[string]string{"app": "failover", "shard": strconv.Itoa(i % 16)}},
+			Data:       map[string]string{"key": strings.Repeat("v", 64), "index": strconv.Itoa(i)},
+		}
+		_, err := cms.Create(ctx, cm, metav1.CreateOptions{})
+		if err == nil || apierrors.IsAlreadyExists(err) {
+			if d := done.Add(1); d%20000 == 0 {
+				logf("populating %s: %d", ns, d)
 			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
+		}
+		return err
+	})
 }
 
-// loadAverage returns the 1-minute load average, as uptime prints it.
+// loadAverage is the load averages for the report, "?" when unreadable.
 func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
+	if l := fixture.LoadAverage(); l != "" {
+		return l
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
+	return "?"
 }

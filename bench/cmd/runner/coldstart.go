@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubego/kubego/bench/internal/fixture"
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/examples/samplecontroller/foos"
 	"github.com/kubego/kubego/objects"
@@ -100,7 +101,7 @@ func coldPopulate(ctx context.Context, c *client.Client, ns string, n int) error
 	}
 	fs := client.Typed[*foos.Foo](c).Namespace(ns)
 	deps := client.Typed[*appsv1.Deployment](c).Namespace(ns)
-	return parallel(ctx, n, 32, func(i int) error {
+	return fixture.Parallel(ctx, n, 32, func(i int) error {
 		replicas := int32(1 + i%3)
 		name := fmt.Sprintf("foo-%05d", i)
 		foo, err := fs.Create(ctx, &foos.Foo{

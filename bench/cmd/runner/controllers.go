@@ -272,13 +272,13 @@ func crPopulate(ctx context.Context, c *client.Client, workload, ns string, n in
 	}
 	if workload == "labeler" {
 		deps := client.Typed[*appsv1.Deployment](c).Namespace(ns)
-		return parallel(ctx, n, 32, func(i int) error {
+		return fixture.Parallel(ctx, n, 32, func(i int) error {
 			_, err := deps.Create(ctx, fixture.LabelerDeployment(fmt.Sprintf("d-%05d", i)), metav1.CreateOptions{})
 			return err
 		})
 	}
 	fs := client.Typed[*foos.Foo](c).Namespace(ns)
-	return parallel(ctx, n, 32, func(i int) error {
+	return fixture.Parallel(ctx, n, 32, func(i int) error {
 		replicas := int32(1 + i%3)
 		name := fmt.Sprintf("foo-%05d", i)
 		_, err := fs.Create(ctx, &foos.Foo{

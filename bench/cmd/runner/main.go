@@ -56,6 +56,7 @@ import (
 	"time"
 
 	"github.com/kubego/kubego/bench/internal/faultproxy"
+	"github.com/kubego/kubego/bench/internal/fixture"
 	"github.com/kubego/kubego/rest"
 	"github.com/kubego/kubego/testenv"
 )
@@ -217,7 +218,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
-	rep := &report{Runs: o.runs, Pods: o.pods, GOMAXPROCS: runtime.GOMAXPROCS(0), Started: began.UTC().Format(time.RFC3339), LoadBefore: loadavg()}
+	rep := &report{Runs: o.runs, Pods: o.pods, GOMAXPROCS: runtime.GOMAXPROCS(0), Started: began.UTC().Format(time.RFC3339), LoadBefore: fixture.LoadAverage()}
 	common := []string{"-kubeconfig", kubeconfig}
 	for _, sc := range serverBenchmarks {
 		if !want(sc) {
@@ -280,7 +281,7 @@ func run(ctx context.Context, o options) error {
 	}
 	rep.Seconds = time.Since(began).Seconds()
 	rep.PopulateSeconds = populateTime.Seconds()
-	rep.LoadAfter = loadavg()
+	rep.LoadAfter = fixture.LoadAverage()
 	rep.finish()
 	if o.only != "" {
 		rep.keep(filepath.Join(o.out, "latest.json"))
@@ -358,16 +359,4 @@ func build(ctx context.Context, o options, dir string, want func(string) bool) (
 		}
 	}
 	return bins, nil
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }

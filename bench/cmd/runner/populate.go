@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,7 +45,7 @@ func populate(ctx context.Context, cfg *rest.Config, n int) error {
 			}
 		}
 	}()
-	if err := parallel(ctx, n, 32, func(i int) error {
+	if err := fixture.Parallel(ctx, n, 32, func(i int) error {
 		_, err := pods.Create(ctx, fixture.Pod(i), create)
 		done.Add(1)
 		return err
@@ -55,47 +53,8 @@ func populate(ctx context.Context, cfg *rest.Config, n int) error {
 		return err
 	}
 	cms := client.Typed[*corev1.ConfigMap](c).Namespace(fixture.WatchNamespace)
-	return parallel(ctx, fixture.WatchConfigMaps, 32, func(i int) error {
+	return fixture.Parallel(ctx, fixture.WatchConfigMaps, 32, func(i int) error {
 		_, err := cms.Create(ctx, fixture.ConfigMap(i), create)
 		return err
 	})
-}
-
-// parallel runs f(0..n-1) on workers goroutines; an object that already
-// exists counts as created, other errors are retried a few times.
-func parallel(ctx context.Context, n, workers int, f func(i int) error) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				var err error
-				for attempt := range 5 {
-					err = f(i)
-					if err == nil || apierrors.IsAlreadyExists(err) {
-						err = nil
-						break
-					}
-					if ctx.Err() != nil {
-						break
-					}
-					time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
-				}
-				if err != nil {
-					errs <- fmt.Errorf("object %d: %w", i, err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
 }

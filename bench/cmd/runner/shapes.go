@@ -158,7 +158,7 @@ func populateShapes(ctx context.Context, cfg *rest.Config, o options, want func(
 			}
 		}
 		n, t0 := s.n(o), time.Now()
-		if err := parallel(ctx, n, 32, func(i int) error { return s.create(ctx, c, dc, i) }); err != nil {
+		if err := fixture.Parallel(ctx, n, 32, func(i int) error { return s.create(ctx, c, dc, i) }); err != nil {
 			return fmt.Errorf("populating %s: %w", s.name, err)
 		}
 		logf("populated %s: %d objects in %s", s.name, n, time.Since(t0).Round(time.Second))
@@ -177,7 +177,7 @@ func populateShapes(ctx context.Context, cfg *rest.Config, o options, want func(
 		}
 		t0 := time.Now()
 		pods := client.Typed[*corev1.Pod](c).Namespace(fixture.ScaleNamespace(n))
-		if err := parallel(ctx, n, 32, func(i int) error {
+		if err := fixture.Parallel(ctx, n, 32, func(i int) error {
 			p := fixture.Pod(i)
 			p.Namespace = fixture.ScaleNamespace(n)
 			_, err := pods.Create(ctx, p, metav1.CreateOptions{FieldManager: fixture.FieldManager})
