@@ -1,0 +1,243 @@
+// Package celeval compiles and evaluates CEL expressions the way
+// kube-apiserver does for CustomResourceDefinition validation rules
+// (x-kubernetes-validations) and admission webhook matchConditions.
+//
+// A rule is compiled against the structural schema it is declared on:
+// self (and oldSelf for a transition rule) is typed by that schema —
+// objects with their declared properties (escaped as kube-apiserver
+// escapes them), maps, lists, int-or-string and objects that keep unknown
+// fields as dyn — so a reference to an unknown field, a syntax error, a
+// type error or a call of an unknown function is a *CompileError.
+//
+// The environment is kube-apiserver's: the standard macros and functions,
+// has(), optional types, cross-type numeric comparisons, the strings
+// extension (version 2), sets, two-variable comprehensions, the lists
+// extension (version 3), ip and cidr, and Kubernetes' list functions
+// (isSorted, sum, min, max, indexOf, lastIndexOf), regex find/findAll
+// and url. Kubernetes' quantity, semver, format and authorizer libraries
+// are not declared: an expression using them fails to compile with a
+// *CompileError whose Unsupported names the function.
+//
+// Every evaluation is bounded by a cost limit (Options.PerCallLimit) and
+// all the rules of one object by a budget (Options.Budget), so a hostile
+// rule ends with a cost error instead of running on.
+package celeval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/ext"
+)
+
+// Default limits, kube-apiserver's: the cost of one evaluation and of
+// all the rules of one object.
+const (
+	DefaultPerCallLimit uint64 = 1_000_000
+	DefaultBudget       int64  = 10_000_000
+)
+
+// ErrCostLimit is wrapped by the error of an evaluation stopped by its
+// cost limit.
+var ErrCostLimit = errors.New("celeval: cost limit exceeded")
+
+// CompileError is an expression that does not compile.
+type CompileError struct {
+	// Path is the schema path of the rule ("" for the root, "spec.items[*]").
+	Path string
+	// Expression is the expression's source.
+	Expression string
+	// Unsupported names the function of Kubernetes' CEL library this
+	// package does not implement, when that is the cause.
+	Unsupported string
+	// Detail is the compiler's message.
+	Detail string
+}
+
+func (e *CompileError) Error() string {
+	at := ""
+	if e.Path != "" {
+		at = " at " + e.Path
+	}
+	return fmt.Sprintf("celeval: %q%s: %s", e.Expression, at, e.Detail)
+}
+
+// Options bound evaluations. The zero value uses kube-apiserver's limits.
+type Options struct {
+	// PerCallLimit is the cost one evaluation may spend (0:
+	// DefaultPerCallLimit).
+	PerCallLimit uint64
+	// Budget is the cost all the rules of one object may spend together (0:
+	// DefaultBudget).
+	Budget int64
+}
+
+func (o Options) perCall() uint64 {
+	if o.PerCallLimit == 0 {
+		return DefaultPerCallLimit
+	}
+	return o.PerCallLimit
+}
+
+func (o Options) budget() int64 {
+	if o.Budget == 0 {
+		return DefaultBudget
+	}
+	return o.Budget
+}
+
+// baseEnv is the environment every expression starts from. It is built
+// once and never changed: each compilation extends it.
+var baseEnv = sync.OnceValues(func() (*cel.Env, error) {
+	opts := []cel.EnvOption{
+		cel.HomogeneousAggregateLiterals(),
+		cel.EagerlyValidateDeclarations(true),
+		cel.DefaultUTCTimeZone(true),
+		cel.CrossTypeNumericComparisons(true),
+		cel.OptionalTypes(),
+		ext.Strings(ext.StringsVersion(2)),
+		ext.Sets(),
+		ext.TwoVarComprehensions(),
+		ext.Lists(ext.ListsVersion(3)),
+		ext.Network(),
+		cel.ASTValidators(
+			cel.ValidateDurationLiterals(),
+			cel.ValidateTimestampLiterals(),
+			cel.ValidateRegexLiterals(),
+			cel.ValidateHomogeneousAggregateLiterals(),
+		),
+	}
+	opts = append(opts, listFunctions()...)
+	opts = append(opts, regexFunctions()...)
+	opts = append(opts, urlFunctions()...)
+	return cel.NewEnv(opts...)
+})
+
+// compileIn compiles src in env and checks its result type is want.
+func compileIn(env *cel.Env, src, path string, want *cel.Type, opts Options) (cel.Program, *cel.Ast, error) {
+	ast, iss := env.Compile(src)
+	if iss != nil && iss.Err() != nil {
+		detail := iss.Err().Error()
+		ce := &CompileError{Path: path, Expression: src, Detail: detail}
+		if i := strings.Index(detail, "undeclared reference to '"); i >= 0 {
+			name, _, _ := strings.Cut(detail[i+len("undeclared reference to '"):], "'")
+			if lib, ok := unsupported[name]; ok {
+				ce.Unsupported = name
+				ce.Detail = fmt.Sprintf("function %s of Kubernetes' %s library is not supported: %s", name, lib, detail)
+			}
+		}
+		return nil, nil, ce
+	}
+	if got := ast.OutputType(); !got.IsExactType(want) && !got.IsExactType(cel.DynType) {
+		return nil, nil, &CompileError{Path: path, Expression: src, Detail: fmt.Sprintf("must evaluate to %s, not %s", want, got)}
+	}
+	prg, err := env.Program(ast,
+		cel.CostLimit(opts.perCall()),
+		cel.InterruptCheckFrequency(100),
+		cel.EvalOptions(cel.OptOptimize),
+	)
+	if err != nil {
+		return nil, nil, &CompileError{Path: path, Expression: src, Detail: err.Error()}
+	}
+	return prg, ast, nil
+}
+
+// references reports whether the checked expression reads the variable name.
+func references(ast *cel.Ast, name string) bool {
+	for _, r := range ast.NativeRep().ReferenceMap() {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// evalResult is one evaluation: its value, cost, and error.
+type evalResult struct {
+	val  ref.Val
+	cost uint64
+	err  error
+}
+
+func eval(ctx context.Context, prg cel.Program, vars any) evalResult {
+	val, det, err := prg.ContextEval(ctx, vars)
+	var cost uint64
+	if det != nil && det.ActualCost() != nil {
+		cost = *det.ActualCost()
+	}
+	return evalResult{val, cost, err}
+}
+
+func isCostError(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "operation cancelled: actual cost limit exceeded")
+}
+
+// Expr is a compiled boolean expression over untyped variables, as a
+// webhook's matchConditions are.
+type Expr struct {
+	src string
+	prg cel.Program
+}
+
+// CompileExpr compiles a boolean expression that reads the variables vars,
+// each of any type (dyn). An expression naming another variable, or that
+// does not evaluate to bool, is a *CompileError.
+func CompileExpr(src string, vars []string, opts Options) (*Expr, error) {
+	base, err := baseEnv()
+	if err != nil {
+		return nil, err
+	}
+	decls := make([]cel.EnvOption, 0, len(vars))
+	for _, v := range vars {
+		decls = append(decls, cel.Variable(v, cel.DynType))
+	}
+	env, err := base.Extend(decls...)
+	if err != nil {
+		return nil, err
+	}
+	prg, _, err := compileIn(env, src, "", cel.BoolType, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Expr{src: src, prg: prg}, nil
+}
+
+// EvalError is an expression that failed to evaluate.
+type EvalError struct {
+	Expression string
+	Err        error
+}
+
+func (e *EvalError) Error() string {
+	return fmt.Sprintf("celeval: evaluating %q: %v", e.Expression, e.Err)
+}
+
+func (e *EvalError) Unwrap() error { return e.Err }
+
+// Eval evaluates the expression with vars (JSON values: maps, lists,
+// strings, numbers, booleans, nil). An error is an *EvalError; one that
+// ran out of cost wraps ErrCostLimit.
+func (e *Expr) Eval(ctx context.Context, vars map[string]any) (bool, error) {
+	in := make(map[string]any, len(vars))
+	for k, v := range vars {
+		in[k] = dynValue(v)
+	}
+	r := eval(ctx, e.prg, in)
+	switch {
+	case isCostError(r.err):
+		return false, &EvalError{Expression: e.src, Err: fmt.Errorf("%w: %v", ErrCostLimit, r.err)}
+	case r.err != nil:
+		return false, &EvalError{Expression: e.src, Err: r.err}
+	}
+	b, ok := r.val.(types.Bool)
+	if !ok {
+		return false, &EvalError{Expression: e.src, Err: fmt.Errorf("evaluated to %s, not bool", r.val.Type())}
+	}
+	return bool(b), nil
+}
