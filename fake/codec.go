@@ -156,7 +156,7 @@ func notAcceptable() error {
 // object an update replaces, nil on create).
 func (s *Server) normalize(res *resource, u, old map[string]any) (map[string]any, error) {
 	if res.schema != nil {
-		if errs := res.schema.Apply(u, old); len(errs) > 0 {
+		if errs := res.schema.Apply(u, old, res.rules); len(errs) > 0 {
 			md, _ := u["metadata"].(map[string]any)
 			name, _ := md["name"].(string)
 			return nil, apierrors.NewInvalid(res.gvk.GroupKind(), name, errs)

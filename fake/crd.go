@@ -54,6 +54,7 @@ func crdResources(u map[string]any) []*resource {
 // Established, as the apiextensions controllers would. Caller holds s.mu.
 func (s *Server) crdCreated(o *object) {
 	for _, r := range crdResources(o.u) {
+		r.rules = r.schema.CompileRules()
 		s.reg.add(r)
 	}
 	u := o.copy()
@@ -98,7 +99,7 @@ func (s *Server) crdUpdated(o *object) {
 			continue
 		}
 		// Every reader of a resource's schema holds s.mu.
-		cur.schema = r.schema
+		cur.schema, cur.rules = r.schema, r.schema.CompileRules()
 		s.dropFieldManagers(r.gvr)
 	}
 }

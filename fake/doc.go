@@ -296,8 +296,14 @@
 //     format registry) and the ranges of the int32 and float formats,
 //     item and property counts, and lists of type set and map (no
 //     repeated item or key; an update is checked only if the object it
-//     replaces passes) checked: a 422 Invalid with one cause per field, of
-//     the real server's cause types and field paths.
+//     replaces passes) checked, then the CEL rules of
+//     x-kubernetes-validations at every level evaluated (message,
+//     messageExpression, reason, fieldPath; transition rules reading
+//     oldSelf only on update, where an old value corresponds;
+//     optionalOldSelf; kube-apiserver's per-call cost limit and per-object
+//     budget; an update that leaves a value unchanged is not refused for
+//     it, except by a transition rule): a 422 Invalid with one cause per
+//     field, of the real server's cause types, field paths and messages.
 //
 // Accept asking for PartialObjectMetadata or PartialObjectMetadataList
 // (the metadata client) in meta.k8s.io/v1 or v1beta1 is answered with

@@ -50,6 +50,8 @@ type resource struct {
 	// schema is a custom resource version's structural schema (nil: none,
 	// objects are stored as written).
 	schema crdschema.Schema
+	// rules are schema's CEL rules, compiled.
+	rules *crdschema.Rules
 	// storageVersion is the version a custom resource is stored in
 	// ("": its own).
 	storageVersion string

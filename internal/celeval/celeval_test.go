@@ -354,3 +354,18 @@ func TestCompileExpr(t *testing.T) {
 		}
 	}
 }
+
+func TestUnchangedValueIsNotRefusedOnUpdate(t *testing.T) {
+	v, err := New(ruleSchema(map[string]any{"rule": "self != 'admin'", "message": "admin is reserved"}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := map[string]any{"spec": map[string]any{"name": "admin"}}
+	obj := map[string]any{"spec": map[string]any{"name": "admin", "labels": map[string]any{"a": "b"}}}
+	if errs := v.Validate(context.Background(), obj, old); len(errs) != 0 {
+		t.Errorf("unchanged invalid value refused: %v", errs)
+	}
+	if errs := v.Validate(context.Background(), obj, nil); len(errs) != 1 {
+		t.Errorf("invalid value on create: %v", errs)
+	}
+}

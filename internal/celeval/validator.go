@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -249,7 +250,8 @@ func fieldPathIn(n node, fp string) (string, error) {
 // Validate evaluates the rules against obj, the custom resource as JSON
 // (after pruning and defaulting). old is the object an update replaces
 // (nil on create): transition rules, those reading oldSelf, run only
-// where an old value corresponds (unless the rule's oldSelf is optional).
+// where an old value corresponds (unless the rule's oldSelf is optional),
+// and the other rules do not refuse a value equal to its old one.
 // The errors are worded and placed as kube-apiserver's.
 func (v *Validator) Validate(ctx context.Context, obj, old map[string]any) field.ErrorList {
 	if v == nil || v.root == nil {
@@ -341,6 +343,9 @@ func (w *walk) rules(n *vnode, path *field.Path, val, old any) {
 	if old != nil {
 		oldSelf = value(n.schema, old, n.root)
 	}
+	// An update that leaves a value as it was is not refused for it
+	// (kube-apiserver's ratcheting), except by a transition rule.
+	unchanged := old != nil && reflect.DeepEqual(val, old)
 	for _, c := range n.rules {
 		vars := map[string]any{"self": self}
 		switch {
@@ -373,7 +378,7 @@ func (w *walk) rules(n *vnode, path *field.Path, val, old any) {
 			}
 			continue
 		}
-		if r.val == types.True {
+		if r.val == types.True || unchanged && !c.usesOld {
 			continue
 		}
 		at := path

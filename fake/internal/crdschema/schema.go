@@ -1,11 +1,13 @@
 // Package crdschema writes a custom resource through its version's
 // structural schema, as kube-apiserver does: unknown fields pruned,
-// defaults set, then types, formats, bounds, enums and list types
-// validated (Schema.Apply). It holds no state beyond the schema it is
-// given.
+// defaults set, then types, formats, bounds, enums, list types and CEL
+// rules (x-kubernetes-validations) validated (Schema.Apply). It holds no
+// state beyond the schema it is given and its compiled Rules.
 package crdschema
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -16,6 +18,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubego/kubego/internal/celeval"
 )
 
 // Schema is the structural schema of one served version of a
@@ -31,16 +35,36 @@ import (
 // and x-kubernetes-embedded-resource, and x-kubernetes-list-type set and
 // map (with x-kubernetes-list-map-keys), the string formats
 // kube-apiserver knows (crdFormats) and the ranges of the int32 and float
-// formats. Value validations under allOf, anyOf,
-// oneOf and not, and CEL rules (x-kubernetes-validations) are not
-// checked.
+// formats, and the CEL rules of x-kubernetes-validations at every level
+// (internal/celeval: messageExpression, reason, fieldPath, transition
+// rules on update, optionalOldSelf, kube-apiserver's cost limits; an
+// unchanged value's failures are dropped on update, as kube-apiserver's
+// ratcheting does, except for transition rules). Value validations under
+// allOf, anyOf, oneOf and not are not checked.
 type Schema map[string]any
 
-// apply prunes, defaults and validates the custom resource u in place.
+// Rules are the CEL rules of a Schema, compiled once (CompileRules) and
+// evaluated by every Apply.
+type Rules struct {
+	v   *celeval.Validator
+	err error
+}
+
+// CompileRules compiles the x-kubernetes-validations of every level of s.
+// A rule that does not compile is reported by every Apply as
+// kube-apiserver reports it: "rule compile error" at the rule's schema.
+func (s Schema) CompileRules() *Rules {
+	v, err := celeval.New(s, celeval.Options{})
+	return &Rules{v: v, err: err}
+}
+
+// Apply prunes, defaults and validates the custom resource u in place.
 // The error lists every invalid field, as a 422 would. old is the stored
 // object an update replaces (nil on create): as on kube-apiserver, the
-// list types of an update are checked only when old passes that check.
-func (s Schema) Apply(u, old map[string]any) field.ErrorList {
+// list types of an update are checked only when old passes that check,
+// and transition rules (those reading oldSelf) run only on update. rules
+// are s's compiled CEL rules (nil: compiled for this call).
+func (s Schema) Apply(u, old map[string]any, rules *Rules) field.ErrorList {
 	if s == nil {
 		return nil
 	}
@@ -52,7 +76,37 @@ func (s Schema) Apply(u, old map[string]any) field.ErrorList {
 	if old == nil || len(s.listTypeErrors(old, nil)) == 0 {
 		errs = append(errs, s.listTypeErrors(u, nil)...)
 	}
-	return errs
+	if rules == nil {
+		rules = s.CompileRules()
+	}
+	return append(errs, rules.validate(u, old)...)
+}
+
+func (r *Rules) validate(u, old map[string]any) field.ErrorList {
+	if r.err != nil {
+		var errs field.ErrorList
+		for _, e := range flatten(r.err) {
+			var ce *celeval.CompileError
+			if !errors.As(e, &ce) {
+				errs = append(errs, field.InternalError(nil, e))
+				continue
+			}
+			var at *field.Path
+			if ce.Path != "" {
+				at = field.NewPath(ce.Path)
+			}
+			errs = append(errs, field.Invalid(at, "object", "rule compile error: "+ce.Detail))
+		}
+		return errs
+	}
+	return r.v.Validate(context.Background(), u, old)
+}
+
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 func (s Schema) props() map[string]any {

@@ -88,7 +88,7 @@ func TestCRDSchemaApply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := Schema(mustJSON(t, tt.schema))
 			u := mustJSON(t, tt.in)
-			errs := s.Apply(u, nil)
+			errs := s.Apply(u, nil, nil)
 			if len(errs) != tt.wantErrs {
 				t.Errorf("errors %v, want %d", errs, tt.wantErrs)
 			}
@@ -107,7 +107,7 @@ func FuzzCRDSchemaApply(f *testing.F) {
 		if json.Unmarshal([]byte(schema), &s) != nil || json.Unmarshal([]byte(obj), &u) != nil || u == nil {
 			return
 		}
-		Schema(s).Apply(u, nil) // must not panic, whatever the schema or object
+		Schema(s).Apply(u, nil, nil) // must not panic, whatever the schema or object
 	})
 }
 
@@ -116,10 +116,10 @@ func FuzzCRDSchemaApply(f *testing.F) {
 func TestCRDSchemaListTypesRatchet(t *testing.T) {
 	s := Schema(mustJSON(t, `{"type":"object","properties":{"a":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}}`))
 	valid, invalid := mustJSON(t, `{"a":["x"]}`), mustJSON(t, `{"a":["x","x"]}`)
-	if errs := s.Apply(mustJSON(t, `{"a":["y","y"]}`), valid); len(errs) != 1 {
+	if errs := s.Apply(mustJSON(t, `{"a":["y","y"]}`), valid, nil); len(errs) != 1 {
 		t.Errorf("update of a valid object: %v, want one Duplicate", errs)
 	}
-	if errs := s.Apply(mustJSON(t, `{"a":["y","y"]}`), invalid); len(errs) != 0 {
+	if errs := s.Apply(mustJSON(t, `{"a":["y","y"]}`), invalid, nil); len(errs) != 0 {
 		t.Errorf("update of an invalid object: %v, want none", errs)
 	}
 }
