@@ -3,6 +3,7 @@ package apischema
 import (
 	"encoding"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strconv"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubego/kubego/internal/celeval"
 )
 
 // Options tune a build. The zero value keeps every description.
@@ -172,7 +175,17 @@ func (b *builder) schema(t reflect.Type, path string) (*Schema, error) {
 		if decl.Description != "" || decl.Tag != "" || len(decl.Validations) > 0 || len(decl.Fields) > 0 {
 			return nil, &DeclarationError{Type: t, Declaration: "Schema", Reason: "a Declaration with a Schema declares nothing else"}
 		}
-		return clone(decl.Schema), nil
+		c := clone(decl.Schema)
+		if c != nil {
+			if _, err := celeval.New(c.Object(), celeval.Options{}); err != nil {
+				var ce *celeval.CompileError
+				if errors.As(err, &ce) {
+					return nil, &DeclarationError{Type: t, Declaration: "Schema", Reason: "a rule at " + pathOrRoot(ce.Path) + " does not compile: " + ce.Detail}
+				}
+				return nil, &DeclarationError{Type: t, Declaration: "Schema", Reason: err.Error()}
+			}
+		}
+		return c, nil
 	}
 	switch t {
 	case durationType:
@@ -211,7 +224,7 @@ func (b *builder) schema(t reflect.Type, path string) (*Schema, error) {
 		s.Description = text
 	}
 	if hasDecl {
-		if err := applyDeclaration(s, t, decl); err != nil {
+		if err := applyDeclaration(s, t, decl, path == ""); err != nil {
 			return nil, err
 		}
 	}
@@ -355,6 +368,9 @@ func (b *builder) fields(s *Schema, t reflect.Type, path string, resource bool) 
 			if err := checkValidations(fd.Validations); err != "" {
 				return &DeclarationError{Type: t, Field: f.Name, Declaration: "Fields[" + f.Name + "].Validations", Reason: err}
 			}
+			if err := compileValidations(fs, fd.Validations, false); err != "" {
+				return &DeclarationError{Type: t, Field: f.Name, Declaration: "Fields[" + f.Name + "].Validations", Reason: err}
+			}
 			fs.Validations = append(fs.Validations, fd.Validations...)
 		}
 		omitted := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
@@ -421,8 +437,10 @@ func declarationOf(t reflect.Type) (Declaration, bool) {
 	return Declaration{}, false
 }
 
-// applyDeclaration applies a type's own declarations to its schema s.
-func applyDeclaration(s *Schema, t reflect.Type, d Declaration) error {
+// applyDeclaration applies a type's own declarations to its schema s
+// (root: the schema being built, where a resource's self has apiVersion,
+// kind and metadata).
+func applyDeclaration(s *Schema, t reflect.Type, d Declaration, root bool) error {
 	flags, terr := applyTag(s, d.Tag)
 	if terr != nil {
 		return &DeclarationError{Type: t, Declaration: terr.entry, Reason: terr.reason}
@@ -434,6 +452,9 @@ func applyDeclaration(s *Schema, t reflect.Type, d Declaration) error {
 		return &DeclarationError{Type: t, Declaration: "Fields", Reason: "only a struct has fields"}
 	}
 	if r := checkValidations(d.Validations); r != "" {
+		return &DeclarationError{Type: t, Declaration: "Validations", Reason: r}
+	}
+	if r := compileValidations(s, d.Validations, root); r != "" {
 		return &DeclarationError{Type: t, Declaration: "Validations", Reason: r}
 	}
 	s.Validations = append(s.Validations, d.Validations...)
@@ -457,6 +478,43 @@ func checkValidations(vs []Validation) string {
 		}
 	}
 	return ""
+}
+
+// compileValidations compiles the CEL of rules declared on s (their self
+// typed by s) and returns why the first that does not compile fails ("" if
+// all compile).
+func compileValidations(s *Schema, vs []Validation, root bool) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	rules := make([]celeval.Rule, len(vs))
+	for i, v := range vs {
+		rules[i] = celeval.Rule{
+			Rule: v.Rule, Message: v.Message, MessageExpression: v.MessageExpression,
+			Reason: v.Reason, FieldPath: v.FieldPath, OptionalOldSelf: v.OptionalOldSelf != nil && *v.OptionalOldSelf,
+		}
+	}
+	err := celeval.CompileRules(s.Object(), rules, root)
+	if err == nil {
+		return ""
+	}
+	var ce *celeval.CompileError
+	if !errors.As(err, &ce) {
+		return err.Error()
+	}
+	for i, v := range vs {
+		if v.Rule == ce.Expression || v.MessageExpression == ce.Expression {
+			return "rule " + itoa(i) + " does not compile: " + ce.Detail
+		}
+	}
+	return "a rule does not compile: " + ce.Detail
+}
+
+func pathOrRoot(p string) string {
+	if p == "" {
+		return "the root"
+	}
+	return p
 }
 
 // describe passes every description of s through opts.Descriptions.

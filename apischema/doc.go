@@ -27,7 +27,13 @@
 //     for every use of the type (an enum of a named string type), CEL
 //     rules (x-kubernetes-validations) on the type or on its fields, the
 //     descriptions of its fields, or its whole schema for a type with a
-//     JSON form of its own;
+//     JSON form of its own. Each CEL rule (and messageExpression and
+//     fieldPath) is compiled as kube-apiserver compiles it, self typed by
+//     the schema it is declared on, when the schema is built: a syntax
+//     error, an unknown field, a type error or an unknown function is a
+//     *DeclarationError naming the type, the field and the CEL error (the
+//     rule's estimated cost, which kube-apiserver also bounds, is not
+//     checked);
 //
 // and, for fields of types the author cannot tag, by path in
 // Options.Declarations.

@@ -461,3 +461,14 @@ func ruleDesc(r Rule) string {
 }
 
 var _ ref.Val = urlValue{}
+
+// CompileRules compiles rules as declared on one schema (JSON form),
+// without the rules of the schemas under it. root says the schema is a
+// custom resource's root, where self also has apiVersion, kind and
+// metadata.name/generateName. The error joins one *CompileError per rule
+// that does not compile.
+func CompileRules(schema map[string]any, rules []Rule, root bool) error {
+	var errs []error
+	compileRules(node(schema), "", root, rules, Options{}, &errs)
+	return errors.Join(errs...)
+}
