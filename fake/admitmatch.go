@@ -3,7 +3,6 @@ package fake
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -32,6 +31,8 @@ type webhook struct {
 	timeout        time.Duration
 	reviewVersions []string
 	reinvoke       bool
+	// matchConditions are evaluated by admitcel.go.
+	matchConditions []admissionregistrationv1.MatchCondition
 }
 
 // neverAdmitted are the resources kube-apiserver never sends to admission
@@ -67,8 +68,9 @@ func (s *Server) storedWebhooks(gvr schema.GroupVersionResource) ([]webhook, err
 					failurePolicy: deref(w.FailurePolicy), matchPolicy: deref(w.MatchPolicy),
 					nsSelector: w.NamespaceSelector, objSelector: w.ObjectSelector,
 					sideEffects: deref(w.SideEffects), timeout: timeoutOf(w.TimeoutSeconds),
-					reviewVersions: w.AdmissionReviewVersions,
-					reinvoke:       deref(w.ReinvocationPolicy) == admissionregistrationv1.IfNeededReinvocationPolicy,
+					reviewVersions:  w.AdmissionReviewVersions,
+					reinvoke:        deref(w.ReinvocationPolicy) == admissionregistrationv1.IfNeededReinvocationPolicy,
+					matchConditions: w.MatchConditions,
 				})
 			}
 			continue
@@ -83,7 +85,8 @@ func (s *Server) storedWebhooks(gvr schema.GroupVersionResource) ([]webhook, err
 				failurePolicy: deref(w.FailurePolicy), matchPolicy: deref(w.MatchPolicy),
 				nsSelector: w.NamespaceSelector, objSelector: w.ObjectSelector,
 				sideEffects: deref(w.SideEffects), timeout: timeoutOf(w.TimeoutSeconds),
-				reviewVersions: w.AdmissionReviewVersions,
+				reviewVersions:  w.AdmissionReviewVersions,
+				matchConditions: w.MatchConditions,
 			})
 		}
 	}
@@ -111,6 +114,9 @@ func (s *Server) matchingWebhooks(gvr schema.GroupVersionResource, a *admission)
 	var out []webhook
 	for _, h := range all {
 		ok, err := s.webhookMatches(&h, a)
+		if err == nil && ok {
+			ok, err = s.matchConditionsAllow(&h, a)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -217,10 +223,10 @@ func opOf(creating bool) admissionv1.Operation {
 }
 
 // ErrUnsupportedWebhook is wrapped by the error of a write of a webhook
-// configuration the fake cannot honour: one with matchConditions (CEL
-// expressions the fake does not evaluate). The write is refused (501 Not
-// Implemented) rather than stored and called for requests its conditions
-// would have left out.
+// configuration the fake cannot honour: one whose matchConditions use the
+// authorizer variable (authorization checks, which the fake does not
+// make). The write is refused (501 Not Implemented) rather than stored and
+// called for requests its conditions would have left out.
 var ErrUnsupportedWebhook = errors.New("fake: webhook configuration not supported")
 
 // unsupportedWebhookError is a StatusError (what the client is answered)
@@ -229,38 +235,22 @@ type unsupportedWebhookError struct{ apierrors.StatusError }
 
 func (e *unsupportedWebhookError) Unwrap() error { return ErrUnsupportedWebhook }
 
-// refuseMatchConditions refuses a webhook configuration any of whose
-// webhooks has matchConditions.
-func refuseMatchConditions(kind string, name string, hooks []string) error {
-	if len(hooks) == 0 {
-		return nil
-	}
-	return &unsupportedWebhookError{StatusError: apierrors.StatusError{ErrStatus: metav1.Status{
-		Status: metav1.StatusFailure, Code: http.StatusNotImplemented, Reason: metav1.StatusReason("NotImplemented"),
-		Message: fmt.Sprintf("the fake server cannot evaluate the CEL matchConditions of webhook %q of %s %s; it refuses the configuration rather than call the webhook for requests its conditions would leave out", hooks[0], kind, name),
-		Details: &metav1.StatusDetails{Group: "admissionregistration.k8s.io", Kind: kind, Name: name},
-	}}}
-}
-
-// refuseUnsupportedWebhooks refuses a webhook configuration the fake
-// cannot honour (see ErrUnsupportedWebhook); other objects pass.
+// refuseUnsupportedWebhooks refuses a webhook configuration whose
+// matchConditions do not compile or use what the fake does not offer
+// (checkMatchConditions); other objects pass.
 func refuseUnsupportedWebhooks(obj any) error {
-	var hooks []string
+	var hooks []hookConditions
 	switch c := obj.(type) {
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
 		for _, w := range c.Webhooks {
-			if len(w.MatchConditions) > 0 {
-				hooks = append(hooks, w.Name)
-			}
+			hooks = append(hooks, hookConditions{w.Name, w.MatchConditions})
 		}
-		return refuseMatchConditions("MutatingWebhookConfiguration", c.Name, hooks)
+		return checkMatchConditions("MutatingWebhookConfiguration", c.Name, hooks)
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
 		for _, w := range c.Webhooks {
-			if len(w.MatchConditions) > 0 {
-				hooks = append(hooks, w.Name)
-			}
+			hooks = append(hooks, hookConditions{w.Name, w.MatchConditions})
 		}
-		return refuseMatchConditions("ValidatingWebhookConfiguration", c.Name, hooks)
+		return checkMatchConditions("ValidatingWebhookConfiguration", c.Name, hooks)
 	}
 	return nil
 }

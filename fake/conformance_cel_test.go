@@ -1,13 +1,25 @@
 package fake_test
 
 import (
+	"context"
+	"encoding/pem"
+	"errors"
 	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubego/kubego/kubegotest"
 	"github.com/kubego/kubego/rest"
+	"github.com/kubego/kubego/webhook/admission"
 )
 
 // celCases run CEL validation rules (x-kubernetes-validations) of a
@@ -179,4 +191,109 @@ func celTransitionRules(e *env) {
 	must(e, err)
 	must(e, req(http.MethodPut).Name("c-t").Body(body).Do(e.ctx).Error())
 	must(e, update("mode", "any").Do(e.ctx).Error())
+}
+
+// celWebhookCases are the matchConditions of admission webhooks, on both
+// servers.
+func celWebhookCases() []conformanceCase {
+	return []conformanceCase{
+		{"WebhookMatchConditionsChooseTheRequestsSent", webhookMatchConditions},
+	}
+}
+
+// webhookMatchConditions registers a validating webhook that refuses every
+// ConfigMap it is sent, with a matchCondition that sends it only those
+// named checked-*, a second one (failurePolicy Ignore) whose condition
+// fails to evaluate, and a third (Fail) whose condition fails for
+// ConfigMaps named fail-*.
+func webhookMatchConditions(e *env) {
+	var mu sync.Mutex
+	var called []string
+	deny := admission.New(admission.Validating[corev1.ConfigMap](admission.ValidatorFuncs[*corev1.ConfigMap]{
+		Create: func(_ context.Context, cm *corev1.ConfigMap) (admission.Warnings, error) {
+			mu.Lock()
+			called = append(called, cm.Name)
+			mu.Unlock()
+			return nil, errors.New("refused by the webhook")
+		},
+	}, admission.TypedOptions{}), admission.Options{})
+	srv := httptest.NewUnstartedServer(deny)
+	srv.StartTLS()
+	e.Cleanup(srv.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	name := "conformance-cel-" + e.ns
+	nsSel := &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": e.ns}}
+	rules := []admissionregistrationv1.RuleWithOperations{{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
+	}}
+	none := admissionregistrationv1.SideEffectClassNone
+	fail, ignore := admissionregistrationv1.Fail, admissionregistrationv1.Ignore
+	hook := func(n string, policy *admissionregistrationv1.FailurePolicyType, conds ...admissionregistrationv1.MatchCondition) admissionregistrationv1.ValidatingWebhook {
+		return admissionregistrationv1.ValidatingWebhook{
+			Name: n, ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &srv.URL, CABundle: ca},
+			Rules: rules, NamespaceSelector: nsSel, SideEffects: &none, FailurePolicy: policy, AdmissionReviewVersions: []string{"v1"},
+			MatchConditions: conds,
+		}
+	}
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{
+			hook("checked.conformance.kubego.test", &fail,
+				admissionregistrationv1.MatchCondition{Name: "checked-only", Expression: "object.metadata.name.startsWith('checked-')"},
+				admissionregistrationv1.MatchCondition{Name: "creates", Expression: "request.operation == 'CREATE' && oldObject == null"}),
+			hook("ignored.conformance.kubego.test", &ignore,
+				admissionregistrationv1.MatchCondition{Name: "fails", Expression: "object.metadata.annotations['missing'] == 'x'"}),
+			hook("failing.conformance.kubego.test", &fail,
+				admissionregistrationv1.MatchCondition{Name: "fails-for-fail", Expression: "object.metadata.name.startsWith('fail-') && object.metadata.annotations['missing'] == 'x'"}),
+		}}
+	vwcs := func(verb string) *rest.Request {
+		return e.c.Verb(verb).Group("admissionregistration.k8s.io").Version("v1").Resource("validatingwebhookconfigurations")
+	}
+	// An expression that does not compile is refused with the configuration.
+	bad := vwc.DeepCopy()
+	bad.Webhooks[0].MatchConditions[0].Expression = "object.("
+	err := vwcs(http.MethodPost).Body(bad).Do(e.ctx).Error()
+	if se, ok := err.(*apierrors.StatusError); !ok || se.ErrStatus.Code != http.StatusUnprocessableEntity {
+		e.Fatalf("configuration with a condition that does not compile: got %v, want 422", err)
+	} else if se.ErrStatus.Details == nil || len(se.ErrStatus.Details.Causes) == 0 || se.ErrStatus.Details.Causes[0].Field != "webhooks[0].matchConditions[0].expression" {
+		e.Errorf("configuration with a condition that does not compile: causes %+v", se.ErrStatus.Details)
+	}
+	must(e, vwcs(http.MethodPost).Body(vwc).Do(e.ctx).Error())
+	e.Cleanup(func() { _ = vwcs(http.MethodDelete).Name(name).Do(context.Background()).Error() })
+
+	create := func(ctx context.Context, n string) error {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n}}
+		return e.c.Post().Namespace(e.ns).Resource("configmaps").Body(cm).Do(ctx).Error()
+	}
+	// kube-apiserver starts calling new webhooks after its configuration
+	// informer sees them: wait for the effect.
+	probe := 0
+	kubegotest.Eventually(e.ctx, e.T, func(ctx context.Context) error {
+		probe++
+		if err := create(ctx, "checked-probe-"+strconv.Itoa(probe)); err == nil {
+			return errors.New("webhook not called yet")
+		}
+		return nil
+	})
+	mu.Lock()
+	called = nil
+	mu.Unlock()
+
+	err = create(e.ctx, "checked-a")
+	if err == nil || !strings.Contains(err.Error(), "refused by the webhook") {
+		e.Errorf("checked-a: got %v, want the webhook's refusal", err)
+	}
+	must(e, create(e.ctx, "other-a"))
+	err = create(e.ctx, "fail-a")
+	const failMessage = `configmaps "fail-a" is forbidden: expression 'object.metadata.name.startsWith('fail-') && object.metadata.annotations['missing'] == 'x'' resulted in error: no such key: annotations`
+	if se, ok := err.(*apierrors.StatusError); !ok || se.ErrStatus.Code != http.StatusForbidden || se.ErrStatus.Message != failMessage {
+		e.Errorf("fail-a: got %v, want 403 naming the evaluation error", err)
+	} else {
+		e.Logf("fail-a: %s", se.ErrStatus.Message)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"checked-a"}; !slices.Equal(called, want) {
+		e.Errorf("webhook called for %q, want %q", called, want)
+	}
 }

@@ -109,17 +109,26 @@
 // namespaceSelector (a Namespace matched by its own labels),
 // objectSelector (the object's or the old object's labels),
 // timeoutSeconds, failurePolicy Fail and Ignore, sideEffects with dryRun
-// (a dry run is refused by a webhook with side effects) and the
-// admissionReviewVersions are honoured; a denial is answered as
+// (a dry run is refused by a webhook with side effects), matchConditions
+// (CEL with object, oldObject and request, evaluated before the call: a
+// false condition skips the webhook, an evaluation error fails the write
+// with 403 under failurePolicy Fail and skips the webhook under Ignore; a
+// condition that does not compile is refused with its configuration, 422)
+// and the admissionReviewVersions are honoured; a denial is answered as
 // kube-apiserver words it ("admission webhook \"name\" denied the
 // request: ..." with the webhook's code, at least 400) and a failed call
 // as 500 "failed calling webhook"; warnings reach the client as Warning
 // headers. The webhook configurations themselves and admission policies
-// are never sent to webhooks. Differences: the fake cannot evaluate the
-// CEL of matchConditions, so a webhook configuration that has them is
-// refused (501 Not Implemented, ErrUnsupportedWebhook) rather than stored
-// and called for requests its conditions would leave out; matchPolicy
-// Equivalent sends only exact matches (the fake serves one version of each
+// are never sent to webhooks. Differences: matchConditions have no
+// authorizer variable, so a webhook configuration whose conditions use it
+// is refused (501 Not Implemented, ErrUnsupportedWebhook) rather than
+// stored and called for requests its conditions would leave out, and
+// request is not typed (a misspelt field of it is an evaluation error,
+// not a compile error); the conditions of the mutating webhooks are
+// evaluated against the object as written, before the first call
+// (kube-apiserver evaluates each webhook's against the object as the
+// earlier webhooks left it); matchPolicy Equivalent sends only exact
+// matches (the fake serves one version of each
 // built-in resource); validating webhooks are called one after the other,
 // not in parallel; deletes of a collection, and the deletions the fake's
 // garbage collection and namespace cleanup make, are not sent; a write

@@ -249,17 +249,17 @@ func TestWebhookRefusals(t *testing.T) {
 	}
 }
 
-func TestWebhookConfigurationWithMatchConditionsIsRefused(t *testing.T) {
+func TestWebhookConfigurationWithAuthorizerMatchConditionsIsRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newHookFixture(t, nil)
 		cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "v"},
 			Webhooks: []admissionregistrationv1.ValidatingWebhook{validatingHook("cel.hooks.test", "https://hooks.test/ok", func(h *admissionregistrationv1.ValidatingWebhook) {
-				h.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "c", Expression: "true"}}
+				h.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "c", Expression: "authorizer.group('').resource('pods').check('get').allowed()"}}
 			})}}
 		err := f.c.Post().Group("admissionregistration.k8s.io").Version("v1").Resource("validatingwebhookconfigurations").Body(cfg).Do(t.Context()).Error()
 		var se *apierrors.StatusError
-		if !errors.As(err, &se) || se.ErrStatus.Code != http.StatusNotImplemented || !strings.Contains(se.ErrStatus.Message, "matchConditions") {
-			t.Fatalf("got %v, want 501 naming matchConditions", err)
+		if !errors.As(err, &se) || se.ErrStatus.Code != http.StatusNotImplemented || !strings.Contains(se.ErrStatus.Message, "authorizer") {
+			t.Fatalf("got %v, want 501 naming authorizer", err)
 		}
 		if err := f.srv.Add(cfg); !errors.Is(err, fake.ErrUnsupportedWebhook) {
 			t.Fatalf("Add: got %v, want ErrUnsupportedWebhook", err)
