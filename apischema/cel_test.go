@@ -65,7 +65,7 @@ func TestCELRuleThatDoesNotCompileFailsNamingTypeAndField(t *testing.T) {
 		{"wrong type", apischema.Validation{Rule: "self.start <= 'x'"}, apischema.Validation{}, "", "no matching overload"},
 		{"not a boolean", apischema.Validation{Rule: "self.start + 1"}, apischema.Validation{}, "", "must evaluate to bool"},
 		{"unknown function", apischema.Validation{Rule: "self.tags.shuffle() == self.tags"}, apischema.Validation{}, "", "undeclared reference to 'shuffle'"},
-		{"unsupported Kubernetes function", apischema.Validation{Rule: "quantity('1') == quantity('1')"}, apischema.Validation{}, "", "Kubernetes' quantity library is not supported"},
+		{"unsupported Kubernetes function", apischema.Validation{Rule: "semver('1.0.0') == semver('1.0.0')"}, apischema.Validation{}, "", "Kubernetes' semver library is not supported"},
 		{"messageExpression not a string", apischema.Validation{Rule: "true", MessageExpression: "self.start"}, apischema.Validation{}, "", "must evaluate to string"},
 		{"fieldPath to no field", apischema.Validation{Rule: "true", FieldPath: ".nope"}, apischema.Validation{}, "", "nope is not in the schema"},
 		{"on a field: unknown field of a string", apischema.Validation{}, apischema.Validation{Rule: "self.x == 1"}, "Name", "does not support field selection"},

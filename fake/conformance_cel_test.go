@@ -66,6 +66,9 @@ func (e *env) celThings() func(verb string) *rest.Request {
 							),
 							"properties": map[string]any{
 								"name": map[string]any{"type": "string", "maxLength": int64(10)},
+								"memory": map[string]any{"type": "string", "maxLength": int64(20), "x-kubernetes-validations": rules(
+									map[string]any{"rule": "isQuantity(self) && quantity(self).isLessThan(quantity('1Gi'))", "message": "memory is under 1Gi"},
+								)},
 								"size": map[string]any{"type": "integer", "x-kubernetes-validations": rules(
 									map[string]any{"rule": "self >= oldSelf", "message": "size may only grow"},
 								)},
@@ -132,7 +135,7 @@ func wantCause(e *env, name string, causes []string, want string) {
 
 func celRulesRefuse(e *env) {
 	req := e.celThings()
-	good := map[string]any{"name": "bob", "tags": []any{"a", "b"}, "items": []any{map[string]any{"name": "x", "weight": int64(5)}}, "labels": map[string]any{"a": "abc"}}
+	good := map[string]any{"name": "bob", "memory": "512Mi", "tags": []any{"a", "b"}, "items": []any{map[string]any{"name": "x", "weight": int64(5)}}, "labels": map[string]any{"a": "abc"}}
 	must(e, req(http.MethodPost).Body(customResource("CelThing", "c-good", good)).Do(e.ctx).Error())
 	with := func(k string, v any) map[string]any {
 		out := map[string]any{}
@@ -152,6 +155,7 @@ func celRulesRefuse(e *env) {
 		{"regex function", "c-digits", with("tags", []any{"a1"}), "spec.tags: Invalid value: tags have no digits"},
 		{"map list item", "c-heavy", with("items", []any{map[string]any{"name": "x", "weight": int64(11)}}), "spec.items[0]: Invalid value: an item weighs 10 at most"},
 		{"sum over items", "c-sum", with("items", []any{map[string]any{"name": "x", "weight": int64(10)}, map[string]any{"name": "y", "weight": int64(10)}, map[string]any{"name": "z", "weight": int64(1)}}), "spec: Invalid value: weights add up to 20 at most"},
+		{"quantity function", "c-mem", with("memory", "2Gi"), `spec.memory: Invalid value: "2Gi": memory is under 1Gi`},
 		{"map value", "c-label", with("labels", map[string]any{"a": "abcd"}), `spec.labels[a]: Invalid value: "abcd": a label value has 3 characters at most`},
 		{"root rule", "x-root", good, "<nil>: Invalid value: the name starts with c"},
 	}

@@ -13,8 +13,8 @@
 // has(), optional types, cross-type numeric comparisons, the strings
 // extension (version 2), sets, two-variable comprehensions, the lists
 // extension (version 3), ip and cidr, and Kubernetes' list functions
-// (isSorted, sum, min, max, indexOf, lastIndexOf), regex find/findAll
-// and url. Kubernetes' quantity, semver, format and authorizer libraries
+// (isSorted, sum, min, max, indexOf, lastIndexOf), regex find/findAll,
+// url and quantity. Kubernetes' semver, format and authorizer libraries
 // are not declared: an expression using them fails to compile with a
 // *CompileError whose Unsupported names the function.
 //
@@ -116,6 +116,7 @@ var baseEnv = sync.OnceValues(func() (*cel.Env, error) {
 	opts = append(opts, listFunctions()...)
 	opts = append(opts, regexFunctions()...)
 	opts = append(opts, urlFunctions()...)
+	opts = append(opts, quantityFunctions()...)
 	return cel.NewEnv(opts...)
 })
 

@@ -315,7 +315,6 @@ func urlFunctions() []cel.EnvOption {
 // package does not declare; an expression calling one fails to compile
 // with an error naming it rather than as an unknown identifier.
 var unsupported = map[string]string{
-	"quantity": "quantity", "isQuantity": "quantity",
 	"semver": "semver", "isSemver": "semver",
 	"format": "format", "authorizer": "authz",
 	"jsonpatch": "jsonpatch",
