@@ -23,13 +23,24 @@ import (
 // is written.
 var matchConditionVars = []string{"object", "oldObject", "request"}
 
-// compileMatchConditions compiles the matchConditions of one webhook.
-func compileMatchConditions(mcs []admissionregistrationv1.MatchCondition) ([]*celeval.Expr, error) {
+// maxMatchExprs bounds the compiled matchConditions a Server keeps.
+const maxMatchExprs = 512
+
+// compileMatchConditions compiles the matchConditions of one webhook,
+// each once while it is used. Caller holds s.mu.
+func (s *Server) compileMatchConditions(mcs []admissionregistrationv1.MatchCondition) ([]*celeval.Expr, error) {
 	out := make([]*celeval.Expr, 0, len(mcs))
 	for _, mc := range mcs {
-		e, err := celeval.CompileExpr(mc.Expression, matchConditionVars, celeval.Options{})
-		if err != nil {
-			return nil, err
+		e, ok := s.matchExprs[mc.Expression]
+		if !ok {
+			var err error
+			if e, err = celeval.CompileExpr(mc.Expression, matchConditionVars, celeval.Options{}); err != nil {
+				return nil, err
+			}
+			if s.matchExprs == nil || len(s.matchExprs) >= maxMatchExprs {
+				s.matchExprs = map[string]*celeval.Expr{}
+			}
+			s.matchExprs[mc.Expression] = e
 		}
 		out = append(out, e)
 	}
@@ -45,7 +56,7 @@ func (s *Server) matchConditionsAllow(h *webhook, a *admission) (bool, error) {
 	if len(h.matchConditions) == 0 {
 		return true, nil
 	}
-	exprs, err := compileMatchConditions(h.matchConditions)
+	exprs, err := s.compileMatchConditions(h.matchConditions)
 	if err != nil {
 		// The configuration was checked when written; a stored one that no
 		// longer compiles follows the failure policy.

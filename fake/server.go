@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/celeval"
 	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/internal/podlogs"
 	"github.com/kubego/kubego/rest"
@@ -92,13 +93,16 @@ type Server struct {
 	clock  clock.Clock
 	logger *slog.Logger
 
-	mu  sync.Mutex // guards reg, st, fms, tcs
+	mu  sync.Mutex // guards reg, st, fms, tcs, matchExprs
 	reg *registry
 	st  *store
 	fms map[fmKey]*managedfields.FieldManager
 	// tcs holds the type converter of each resource that has had a
 	// field manager (see typeConverter).
 	tcs map[schema.GroupVersionResource]managedfields.TypeConverter
+	// matchExprs are the compiled matchConditions of webhooks, by
+	// expression (admitcel.go); guarded by mu.
+	matchExprs map[string]*celeval.Expr
 
 	faults faults
 	// logs are the containers' log content (SetPodLog).

@@ -102,6 +102,8 @@ func TestCRDSchemaApply(t *testing.T) {
 func FuzzCRDSchemaApply(f *testing.F) {
 	f.Add(`{"type":"object","properties":{"spec":{"type":"object","required":["a"],"properties":{"a":{"type":"integer","default":1}}}}}`, `{"spec":{"a":"x","b":[1,{}]}}`)
 	f.Add(`{"type":"object","additionalProperties":{"type":"array","items":{"type":"string","pattern":"["}}}`, `{"k":["v",null,3]}`)
+	f.Add(`{"type":"object","x-kubernetes-validations":[{"rule":"self.a.all(x, x > 0)","messageExpression":"'bad ' + string(size(self.a))"}],"properties":{"a":{"type":"array","items":{"type":"integer"}},"m":{"type":"object","additionalProperties":{"type":"string","x-kubernetes-validations":[{"rule":"self != oldSelf","optionalOldSelf":true}]}}}}`, `{"a":[1,-2.0,"x"],"m":{"k":"v"}}`)
+	f.Add(`{"type":"object","properties":{"x":{"x-kubernetes-int-or-string":true,"x-kubernetes-validations":[{"rule":"self == 1 || self == 'a'","fieldPath":".y","reason":"Nope"}]}}}`, `{"x":2.5}`)
 	f.Fuzz(func(t *testing.T, schema, obj string) {
 		var s, u map[string]any
 		if json.Unmarshal([]byte(schema), &s) != nil || json.Unmarshal([]byte(obj), &u) != nil || u == nil {
