@@ -184,13 +184,16 @@ func webhookOfOneVersionSeesAnother(e *env) {
 	gadget := func(version, name string, spec map[string]any) map[string]any {
 		return map[string]any{"apiVersion": group + "/" + version, "kind": "Gadget", "metadata": map[string]any{"name": name}, "spec": spec}
 	}
+	// The two configurations are seen by kube-apiserver each in its own
+	// time: wait for both.
 	untilAdmitted(e, func(ctx context.Context, n int) error {
+		h.reset()
 		var out unstructured.Unstructured
 		if err := at(http.MethodPost, "v2").Body(gadget("v2", fmt.Sprintf("probe-%d", n), map[string]any{"colour": "blue"})).Do(ctx).Into(&out); err != nil {
 			return err
 		}
-		if size, _, _ := unstructured.NestedString(out.Object, "spec", "size"); size != "big" {
-			return errors.New("not mutated yet")
+		if size, _, _ := unstructured.NestedString(out.Object, "spec", "size"); size != "big" || len(h.requests("/validate")) == 0 {
+			return errors.New("not mutated and validated yet")
 		}
 		return nil
 	})
@@ -340,13 +343,16 @@ func webhooksSeeScaleWrites(e *env) {
 		err := e.deploymentReq(http.MethodPut, "web", "scale").Body(in).Do(ctx).Into(&out)
 		return out, err
 	}
+	// The two configurations are seen by kube-apiserver each in its own
+	// time: wait for both.
 	untilAdmitted(e, func(ctx context.Context, n int) error {
+		h.reset()
 		out, err := setScale(ctx, int32(10+n%2))
 		if err != nil {
 			return err
 		}
-		if out.Spec.Replicas != 5 {
-			return errors.New("not capped yet")
+		if out.Spec.Replicas != 5 || len(h.requests("/refuse")) == 0 {
+			return errors.New("not capped and validated yet")
 		}
 		return nil
 	})
