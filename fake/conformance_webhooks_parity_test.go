@@ -36,6 +36,7 @@ func webhookParityCases() []conformanceCase {
 		{"AdmissionWebhooksSeeScaleWritesAsScales", webhooksSeeScaleWrites},
 		{"DeleteCollectionIsAdmittedObjectByObject", deleteCollectionIsAdmittedObjectByObject},
 		{"ValidatingWebhooksAreCalledAtOnce", validatingWebhooksAreCalledAtOnce},
+		{"DeleteCollectionAnswersWithTheObjectsAsListed", deleteCollectionAnswersAsListed},
 	}
 }
 
@@ -526,5 +527,34 @@ func validatingWebhooksAreCalledAtOnce(e *env) {
 	}
 	if f, s := len(h.requests("/first")), len(h.requests("/second")); f != 1 || s != 1 {
 		e.Fatalf("called %d and %d times, want both once", f, s)
+	}
+}
+
+// deleteCollectionAnswersAsListed: a DELETE of a collection answers with
+// the objects as they were listed before the deletions (an object a
+// finalizer holds without its deletionTimestamp, every object at its
+// resourceVersion of before), as kube-apiserver's registry does.
+func deleteCollectionAnswersAsListed(e *env) {
+	held := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"set": "y"}, Finalizers: []string{"kubego.test/hold"}}}
+	var a corev1.ConfigMap
+	must(e, e.c.Post().Namespace(e.ns).Resource("configmaps").Body(held).Do(e.ctx).Into(&a))
+	e.Cleanup(func() {
+		_ = e.c.Patch(types.MergePatchType).Namespace(e.ns).Resource("configmaps").Name("a").Body([]byte(`{"metadata":{"finalizers":null}}`)).Do(context.Background()).Error()
+	})
+	b := e.configMap("b", nil, map[string]string{"set": "y"})
+	var list corev1.ConfigMapList
+	must(e, e.c.Delete().Namespace(e.ns).Resource("configmaps").Param("labelSelector", "set=y").Do(e.ctx).Into(&list))
+	if len(list.Items) != 2 {
+		e.Fatalf("answered %d items, want a and b", len(list.Items))
+	}
+	for i, want := range []*corev1.ConfigMap{&a, b} {
+		got := list.Items[i]
+		if got.Name != want.Name || got.ResourceVersion != want.ResourceVersion || got.DeletionTimestamp != nil {
+			e.Fatalf("item %d: %s at resourceVersion %s, deletionTimestamp %v; want %s as listed, at %s", i, got.Name, got.ResourceVersion, got.DeletionTimestamp, want.Name, want.ResourceVersion)
+		}
+	}
+	got, err := e.getConfigMap("a")
+	if err != nil || got.DeletionTimestamp == nil {
+		e.Fatalf("a after the delete: %v, deletionTimestamp %v; want it held by its finalizer, marked", err, got.DeletionTimestamp)
 	}
 }

@@ -130,7 +130,9 @@
 // collection sends each object's deletion, in name order, with no name,
 // the request's namespace and the object as the old object; the first
 // refusal answers the request with its error, the objects before it
-// deleted and those after it kept, as kube-apiserver's registry does. The
+// deleted and those after it kept, as kube-apiserver's registry does (which
+// answers a collection delete that succeeds with the objects as they were
+// listed before the deletions). The
 // webhook configurations themselves and admission policies
 // are never sent to webhooks. Differences: the fake cannot evaluate the
 // CEL of matchConditions, so a webhook configuration that has them is

@@ -207,7 +207,7 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, req *request) err
 		}
 	}
 	sortObjects(victims)
-	deleted := make([]*object, 0, len(victims))
+	listedAt := s.st.rv
 	// Like kube-apiserver's registry, delete one object after the other,
 	// each admitted on its own; the first refusal ends the request with
 	// its error, leaving the objects deleted before it deleted and those
@@ -225,14 +225,13 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, req *request) err
 				continue
 			}
 		}
-		out, err := s.delete(cur, d)
-		if err != nil {
+		if _, err := s.delete(cur, d); err != nil {
 			return err
 		}
-		deleted = append(deleted, out)
 	}
-	// Like kube-apiserver, answer with the list of what was deleted.
-	req.writeList(w, metav1.ListMeta{ResourceVersion: strconv.FormatUint(s.st.rv, 10)}, deleted)
+	// Like kube-apiserver, answer with the objects as they were listed
+	// before the deletions.
+	req.writeList(w, metav1.ListMeta{ResourceVersion: strconv.FormatUint(listedAt, 10)}, victims)
 	return nil
 }
 
