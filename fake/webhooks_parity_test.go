@@ -71,11 +71,14 @@ func specOf(t *testing.T, raw []byte) map[string]any {
 }
 
 // gadgetsServedInTwoVersions serves gadgets of group in v1 (spec.color) and v2
-// (spec.colour), converted by the in-process webhook at convertURL.
+// (spec.colour), with a scale subresource, converted by the in-process
+// webhook at convertURL.
 func gadgetsServedInTwoVersions(f *hookFixture, group, convertURL string) {
 	f.t.Helper()
 	sch := map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{
-		"spec": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}
+		"spec":   map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+		"status": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}
+	scale := map[string]any{"scale": map[string]any{"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}
 	crd := map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 		"metadata": map[string]any{"name": "gadgets." + group},
@@ -83,8 +86,8 @@ func gadgetsServedInTwoVersions(f *hookFixture, group, convertURL string) {
 			"group": group, "scope": "Namespaced",
 			"names": map[string]any{"plural": "gadgets", "kind": "Gadget"},
 			"versions": []any{
-				map[string]any{"name": "v1", "served": true, "storage": true, "schema": sch},
-				map[string]any{"name": "v2", "served": true, "storage": false, "schema": sch},
+				map[string]any{"name": "v1", "served": true, "storage": true, "schema": sch, "subresources": scale},
+				map[string]any{"name": "v2", "served": true, "storage": false, "schema": sch, "subresources": scale},
 			},
 			"conversion": map[string]any{"strategy": "Webhook", "webhook": map[string]any{
 				"conversionReviewVersions": []any{"v1"},
@@ -194,6 +197,57 @@ func TestMatchPolicyDecidesWhetherAnotherVersionIsSent(t *testing.T) {
 			})
 		})
 	}
+}
+
+func TestScaleOfACustomResourceIsSentToTheWebhooksOfItsOtherVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const group = "equiv.fake.test"
+		var seen reviews
+		f := newHookFixture(t, map[string]http.Handler{
+			"https://hooks.test/convert": gadgetConverter(group),
+			"https://hooks.test/double": seen.handler(func(r *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+				var sc autoscalingv1.Scale
+				if err := json.Unmarshal(r.Object.Raw, &sc); err != nil {
+					return admission.Errored(http.StatusBadRequest, err)
+				}
+				return jsonPatch(map[string]any{"op": "replace", "path": "/spec/replicas", "value": 2 * sc.Spec.Replicas})
+			}),
+		})
+		gadgetsServedInTwoVersions(f, group, "https://hooks.test/convert")
+		f.register(&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "m"},
+			Webhooks: []admissionregistrationv1.MutatingWebhook{mutatingHook("double.hooks.test", "https://hooks.test/double", func(h *admissionregistrationv1.MutatingWebhook) {
+				h.Rules = []admissionregistrationv1.RuleWithOperations{{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"v1"}, Resources: []string{"gadgets/scale"}},
+				}}
+			})}}, "mutatingwebhookconfigurations")
+		at := func(verb, v string) *rest.Request {
+			return f.c.Verb(verb).Group(group).Version(v).Namespace("default").Resource("gadgets")
+		}
+		obj := map[string]any{"apiVersion": group + "/v2", "kind": "Gadget", "metadata": map[string]any{"name": "g"}, "spec": map[string]any{"colour": "red", "replicas": int64(1)}}
+		if err := at(http.MethodPost, "v2").Body(obj).Do(t.Context()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		var sc autoscalingv1.Scale
+		in := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: "default"}, Spec: autoscalingv1.ScaleSpec{Replicas: 3}}
+		if err := at(http.MethodPut, "v2").Name("g").SubResource("scale").Body(in).Do(t.Context()).Into(&sc); err != nil {
+			t.Fatal(err)
+		}
+		if sc.Spec.Replicas != 6 {
+			t.Fatalf("scaled to %d, want the v1 webhook's 6", sc.Spec.Replicas)
+		}
+		got := seen.all()
+		if len(got) != 1 {
+			t.Fatalf("the webhook was called %d times, want once", len(got))
+		}
+		r := got[0]
+		scaleKind := metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+		if r.Kind != scaleKind || *r.RequestKind != scaleKind || r.SubResource != "scale" ||
+			r.Resource != (metav1.GroupVersionResource{Group: group, Version: "v1", Resource: "gadgets"}) ||
+			*r.RequestResource != (metav1.GroupVersionResource{Group: group, Version: "v2", Resource: "gadgets"}) {
+			t.Fatalf("sent kind %v resource %v requestResource %v subresource %q", r.Kind, r.Resource, r.RequestResource, r.SubResource)
+		}
+	})
 }
 
 func newAppsDeployment(name string, replicas int32) *appsv1.Deployment {
