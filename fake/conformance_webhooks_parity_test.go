@@ -493,7 +493,7 @@ func validatingWebhooksAreCalledAtOnce(e *env) {
 			select {
 			case <-seen(nameOf(r)):
 				return admission.Denied("first says no")
-			case <-time.After(5 * time.Second):
+			case <-time.After(10 * time.Second):
 				return admission.Denied("the second webhook was not called meanwhile")
 			}
 		},
