@@ -72,7 +72,7 @@ type target struct {
 
 var targets = map[string]target{
 	"sync/sync_seconds":             {"≤ 0.5", func(r row) bool { return r.Ratio <= 0.5 }},
-	"sync/live_heap_mb":             {"≤ 0.35", func(r row) bool { return r.Ratio <= 0.35 }},
+	"sync/live_heap_mb":             {"≤ 0.3", func(r row) bool { return r.Ratio <= 0.3 }},
 	"sync/peak_rss_mb":              {"≤ 0.35", func(r row) bool { return r.Ratio <= 0.35 }},
 	"relist/relist_peak_heap_ratio": {"kubego ≤ 1.3", func(r row) bool { return r.Kubego <= 1.3 }},
 	"workqueue/adds_per_sec":        {"≥ 2.0", func(r row) bool { return r.Ratio >= 2.0 }},
@@ -89,6 +89,9 @@ func init() {
 		targets[w+"/cpu_seconds"] = target{"≤ 0.5", func(r row) bool { return r.Ratio <= 0.5 }}
 		targets[w+"/peak_rss_mb"] = target{"≤ 0.4", func(r row) bool { return r.Ratio <= 0.4 }}
 		targets[w+"/requests_total"] = target{"≤ 1.0", func(r row) bool { return r.Ratio <= 1.0 }}
+		if w == "cr-labeler" {
+			targets[w+"/peak_rss_mb"] = target{"≤ 0.35", func(r row) bool { return r.Ratio <= 0.35 }}
+		}
 		targets[w+"/restart_seconds"] = target{"≤ 0.3", func(r row) bool { return r.Ratio <= 0.3 }}
 		shown[w] = []string{
 			"converge_seconds", "cpu_seconds", "peak_rss_mb", "live_heap_mb", "reconciles",
