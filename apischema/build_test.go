@@ -132,9 +132,13 @@ func TestDescriptionsAreKeptTrimmedOrDropped(t *testing.T) {
 	if !slices.Contains(paths, "jobTemplate.spec.template.spec.containers[*].image") {
 		t.Errorf("paths given to Descriptions lack the container image: %d paths", len(paths))
 	}
-	cron, _ := apischema.ResourceFor[cronv1.CronJob](apischema.Options{})
-	if cron.Description != "CronJob is the Schema for the cronjobs API" || cron.Properties["spec"].Properties["schedule"].Description == "" {
-		t.Error("declared descriptions are missing")
+	docs, err := cronv1.Docs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cron, _ := apischema.ResourceFor[cronv1.CronJob](apischema.Options{DocComments: docs})
+	if cron.Description != "CronJob is the Schema for the cronjobs API" || cron.Properties["spec"].Properties["schedule"].Description != "schedule in Cron format, see https://en.wikipedia.org/wiki/Cron." {
+		t.Errorf("doc comment descriptions are missing: %q, %q", cron.Description, cron.Properties["spec"].Properties["schedule"].Description)
 	}
 }
 

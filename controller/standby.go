@@ -14,7 +14,7 @@ import "fmt"
 // enqueued or reconciled before the replica leads. The cost is the
 // memory of those caches on every standby replica, as much as the
 // leader's (the objects of the sources' types, in the shape the informers
-// keep them: whole, metadata only, Compact, transformed).
+// keep them: whole, metadata only, compact or decoded, transformed).
 //
 // A cold standby takes its sources' informers only when the controller
 // starts, on election: a standby holds none of their memory (unless

@@ -31,6 +31,11 @@ type webhook struct {
 	timeout        time.Duration
 	reviewVersions []string
 	reinvoke       bool
+	// via is, for a webhook matched through matchPolicy Equivalent, the
+	// other version of the request's resource its rules name: the
+	// request is sent to it converted to that version. nil for an exact
+	// match.
+	via *resource
 	// matchConditions are evaluated by admitcel.go.
 	matchConditions []admissionregistrationv1.MatchCondition
 }
@@ -102,7 +107,7 @@ func deref[T any](p *T) T {
 }
 
 // matchingWebhooks returns the webhooks of gvr's configurations that a is
-// sent to. Caller holds s.mu.
+// sent to, each with the version it is sent in. Caller holds s.mu.
 func (s *Server) matchingWebhooks(gvr schema.GroupVersionResource, a *admission) ([]webhook, error) {
 	if len(s.st.data[gvr]) == 0 || neverAdmitted[a.req.res.gvr.GroupResource()] {
 		return nil, nil
@@ -113,6 +118,7 @@ func (s *Server) matchingWebhooks(gvr schema.GroupVersionResource, a *admission)
 	}
 	var out []webhook
 	for _, h := range all {
+		h.via = nil
 		ok, err := s.webhookMatches(&h, a)
 		if err == nil && ok {
 			ok, err = s.matchConditionsAllow(&h, a)
@@ -122,17 +128,26 @@ func (s *Server) matchingWebhooks(gvr schema.GroupVersionResource, a *admission)
 		}
 		if ok {
 			out = append(out, h)
+			if h.via != nil && a.conv == nil {
+				a.conv = s.converter(a.req.res)
+			}
 		}
 	}
 	return out, nil
 }
 
 // webhookMatches applies a webhook's rules, scope and selectors to a, as
-// kube-apiserver does. A selector that does not parse fails the write
-// (kube-apiserver would have refused the configuration). Caller holds s.mu.
+// kube-apiserver does, and sets h.via when the webhook is matched through
+// another version of the resource. A selector that does not parse fails
+// the write (kube-apiserver would have refused the configuration). Caller
+// holds s.mu.
 func (s *Server) webhookMatches(h *webhook, a *admission) (bool, error) {
-	if !slices.ContainsFunc(h.rules, func(r admissionregistrationv1.RuleWithOperations) bool { return ruleMatches(r, a) }) {
-		return false, nil
+	if !slices.ContainsFunc(h.rules, func(r admissionregistrationv1.RuleWithOperations) bool { return ruleMatches(r, a, a.req.res) }) {
+		via := s.equivalentMatch(h, a)
+		if via == nil {
+			return false, nil
+		}
+		h.via = via
 	}
 	objSel, err := selector(h.objSelector)
 	if err != nil {
@@ -157,7 +172,10 @@ func (s *Server) webhookMatches(h *webhook, a *admission) (bool, error) {
 		return slices.ContainsFunc([]map[string]any{a.obj, a.old}, func(o map[string]any) bool {
 			return o != nil && nsSel.Matches(labels.Set((&unstructured.Unstructured{Object: o}).GetLabels()))
 		}), nil
-	case !res.namespaced:
+	case !res.namespaced, a.namespace() == "":
+		// A request of no namespace (a cluster-scoped resource, or the
+		// deletion of a collection across namespaces) is never left
+		// out by a namespaceSelector, as on kube-apiserver.
 		return true, nil
 	}
 	ns := s.st.data[namespacesGVR][key{name: a.namespace()}]
@@ -178,20 +196,38 @@ func webhookSelectorError(name, field string, err error) error {
 	return apierrors.NewInternalError(fmt.Errorf("webhook %q: invalid %s: %w", name, field, err))
 }
 
-// ruleMatches applies one rule: operation, group, version, resource and
-// subresource ("*" for all resources, "*/*" for all and their
-// subresources, "pods/*", "*/status"), and scope. matchPolicy Equivalent
-// would also send a request of another version of the same resource,
-// converted: the fake serves one version of each built-in resource (and
-// keeps each version of a custom resource apart), so it sends only the
-// exact matches.
-func ruleMatches(r admissionregistrationv1.RuleWithOperations, a *admission) bool {
+// equivalentMatch is, for a webhook of matchPolicy Equivalent none of
+// whose rules names the request's resource and version, the first other
+// served version of the same custom resource one of its rules names
+// (rules in order, versions by priority), as kube-apiserver sends such a
+// request converted to the version the webhook asked for; nil when there
+// is none. Built-in resources have no other version here: the fake keeps
+// each version of a built-in resource apart. Caller holds s.mu.
+func (s *Server) equivalentMatch(h *webhook, a *admission) *resource {
+	if h.matchPolicy != admissionregistrationv1.Equivalent {
+		return nil
+	}
+	views := s.versionViews(a.req.res)
+	for _, r := range h.rules {
+		for _, v := range views {
+			if ruleMatches(r, a, v) {
+				return v
+			}
+		}
+	}
+	return nil
+}
+
+// ruleMatches applies one rule to a, as a request of res: operation,
+// group, version, resource and subresource ("*" for all resources, "*/*"
+// for all and their subresources, "pods/*", "*/status"), and scope.
+func ruleMatches(r admissionregistrationv1.RuleWithOperations, a *admission, res *resource) bool {
 	if !slices.ContainsFunc(r.Operations, func(op admissionregistrationv1.OperationType) bool {
 		return op == admissionregistrationv1.OperationAll || string(op) == string(a.op)
 	}) {
 		return false
 	}
-	gvr := a.req.res.gvr
+	gvr := res.gvr
 	if !matchesOne(r.APIGroups, gvr.Group) || !matchesOne(r.APIVersions, gvr.Version) {
 		return false
 	}
@@ -203,9 +239,9 @@ func ruleMatches(r admissionregistrationv1.RuleWithOperations, a *admission) boo
 	}
 	switch deref(r.Scope) {
 	case admissionregistrationv1.ClusterScope:
-		return gvr == namespacesGVR || !a.req.res.namespaced
+		return gvr == namespacesGVR || !res.namespaced
 	case admissionregistrationv1.NamespacedScope:
-		return gvr != namespacesGVR && a.req.res.namespaced
+		return gvr != namespacesGVR && res.namespaced
 	}
 	return true
 }

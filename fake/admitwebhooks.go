@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -32,18 +33,32 @@ var (
 type admission struct {
 	req     *request
 	op      admissionv1.Operation
-	name    string // as the request names it ("" for a create by generateName)
+	name    string // as the request names it ("" for a create by generateName and a collection's deletions)
 	obj     map[string]any
 	old     map[string]any
 	dryRun  bool
 	options runtime.Object
+	// kind is the kind of obj and old when it is not the resource's: the
+	// autoscaling/v1 Scale of the scale subresource.
+	kind *schema.GroupVersionKind
+	// collection marks the deletion of one object of a DELETE of a
+	// collection: its namespace is the request's (none across
+	// namespaces), as kube-apiserver sends it.
+	collection bool
+	// conv converts obj and old to the version of a webhook matched
+	// through matchPolicy Equivalent (set by matchingWebhooks).
+	conv func(u map[string]any, to *resource) (map[string]any, error)
+	// warnMu serializes the Warning headers of webhooks called at once.
+	warnMu sync.Mutex
 }
 
 // admits reports whether a write of req goes through the admission
 // webhooks: requests of clients do, objects seeded through Add and writes
-// the server makes itself do not, nor (as documented) the scale
-// subresource.
-func (req *request) admits() bool { return req.r != nil && req.sub != "scale" }
+// the server makes itself do not.
+func (req *request) admits() bool { return req.r != nil }
+
+// scaleKind is the kind the scale subresource is admitted as.
+var scaleKind = schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
 
 // newAdmission describes a write of req for the webhooks. Caller holds s.mu.
 func newAdmission(req *request, op admissionv1.Operation, name string, dryRun bool) *admission {
@@ -116,8 +131,10 @@ func (s *Server) mutate(a *admission) (map[string]any, error) {
 	return a.obj, nil
 }
 
-// validate calls the validating webhooks that match a; the first denial
-// or failure is the write's error. Caller holds s.mu; it is released while
+// validate calls the validating webhooks that match a, all at once as
+// kube-apiserver does, and waits for every answer; the write's error is
+// the first denial or failure to arrive (kube-apiserver answers with one
+// error, not a merge of them). Caller holds s.mu; it is released while
 // webhooks are called.
 func (s *Server) validate(a *admission) error {
 	hooks, err := s.matchingWebhooks(validatingWebhooksGVR, a)
@@ -126,12 +143,18 @@ func (s *Server) validate(a *admission) error {
 	}
 	s.mu.Unlock()
 	defer s.mu.Lock()
+	errs := make(chan error, len(hooks))
+	var wg sync.WaitGroup
 	for i := range hooks {
-		if _, err := s.callAdmission(&hooks[i], a); err != nil {
-			return err
-		}
+		wg.Go(func() {
+			if _, err := s.callAdmission(&hooks[i], a); err != nil {
+				errs <- err
+			}
+		})
 	}
-	return nil
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // callAdmission sends one AdmissionReview and reads its answer: a denial
@@ -142,7 +165,15 @@ func (s *Server) callAdmission(h *webhook, a *admission) (map[string]any, error)
 	if a.dryRun && h.sideEffects != admissionregistrationv1.SideEffectClassNone && h.sideEffects != admissionregistrationv1.SideEffectClassNoneOnDryRun {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", h.name))
 	}
-	resp, err := s.review(h, a)
+	obj, old := a.obj, a.old
+	converted := h.via != nil && a.kind == nil && a.conv != nil
+	if converted {
+		var err error
+		if obj, old, err = a.convertTo(h.via); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := s.review(h, a, obj, old)
 	if err != nil {
 		if h.failurePolicy == admissionregistrationv1.Ignore {
 			s.logger.Warn("fake: admission webhook failed, ignored by its failurePolicy", "webhook", h.name, "err", err)
@@ -150,11 +181,13 @@ func (s *Server) callAdmission(h *webhook, a *admission) (map[string]any, error)
 		}
 		return nil, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", h.name, err))
 	}
+	a.warnMu.Lock()
 	a.req.warn(resp.Warnings)
+	a.warnMu.Unlock()
 	if !resp.Allowed {
 		return nil, denied(h.name, resp.Result)
 	}
-	if len(resp.Patch) == 0 || !h.mutating || a.obj == nil {
+	if len(resp.Patch) == 0 || !h.mutating || obj == nil {
 		return nil, nil
 	}
 	if resp.PatchType == nil || *resp.PatchType != admissionv1.PatchTypeJSONPatch {
@@ -169,7 +202,7 @@ func (s *Server) callAdmission(h *webhook, a *admission) (map[string]any, error)
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("admission webhook %q sent a patch that does not decode: %w", h.name, err))
 	}
-	cur, err := json.Marshal(a.obj)
+	cur, err := json.Marshal(obj)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -181,33 +214,69 @@ func (s *Server) callAdmission(h *webhook, a *admission) (map[string]any, error)
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("admission webhook %q patched the object into something that does not decode: %w", h.name, err))
 	}
+	if converted {
+		// The patch applies to the webhook's version; the write goes on
+		// in the request's.
+		if u, err = a.conv(u, a.req.res); err != nil {
+			return nil, err
+		}
+	}
 	return u, nil
 }
 
-// review sends h the AdmissionReview of a and returns its response, checked
-// as kube-apiserver checks it.
-func (s *Server) review(h *webhook, a *admission) (*admissionv1.AdmissionResponse, error) {
+// convertTo returns a's object and old object in the version of res, for a
+// webhook matched through another version of the resource.
+func (a *admission) convertTo(res *resource) (obj, old map[string]any, err error) {
+	if a.obj != nil {
+		if obj, err = a.conv(a.obj, res); err != nil {
+			return nil, nil, err
+		}
+	}
+	if a.old != nil {
+		if old, err = a.conv(a.old, res); err != nil {
+			return nil, nil, err
+		}
+	}
+	return obj, old, nil
+}
+
+// review sends h the AdmissionReview of a, with obj and old (a's, or as
+// converted to the version h is called in), and returns its response,
+// checked as kube-apiserver checks it.
+func (s *Server) review(h *webhook, a *admission, obj, old map[string]any) (*admissionv1.AdmissionResponse, error) {
 	if !slices.Contains(h.reviewVersions, "v1") {
 		return nil, fmt.Errorf("webhook does not accept the AdmissionReview version v1 (admissionReviewVersions %v)", h.reviewVersions)
 	}
-	res := a.req.res
-	gvk := metav1.GroupVersionKind{Group: res.gvk.Group, Version: res.gvk.Version, Kind: res.gvk.Kind}
-	gvr := metav1.GroupVersionResource{Group: res.gvr.Group, Version: res.gvr.Version, Resource: res.gvr.Resource}
+	kindOf := func(res *resource) metav1.GroupVersionKind {
+		k := res.gvk
+		if a.kind != nil {
+			k = *a.kind
+		}
+		return metav1.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}
+	}
+	resourceOf := func(res *resource) metav1.GroupVersionResource {
+		return metav1.GroupVersionResource{Group: res.gvr.Group, Version: res.gvr.Version, Resource: res.gvr.Resource}
+	}
+	sent := a.req.res
+	if h.via != nil {
+		sent = h.via
+	}
+	gvk, gvr := kindOf(a.req.res), resourceOf(a.req.res)
 	r := &admissionv1.AdmissionRequest{
-		UID: uuid.NewUUID(), Kind: gvk, Resource: gvr, SubResource: a.req.sub,
+		UID: uuid.NewUUID(), Kind: kindOf(sent), Resource: resourceOf(sent), SubResource: a.req.sub,
 		RequestKind: &gvk, RequestResource: &gvr, RequestSubResource: a.req.sub,
 		Name: a.name, Namespace: a.namespace(), Operation: a.op,
 		UserInfo: authenticationv1.UserInfo{Username: "system:admin", Groups: []string{"system:masters", "system:authenticated"}},
 		DryRun:   &a.dryRun,
 	}
 	var err error
-	if a.obj != nil {
-		if r.Object.Raw, err = json.Marshal(a.obj); err != nil {
+	if obj != nil {
+		if r.Object.Raw, err = json.Marshal(obj); err != nil {
 			return nil, err
 		}
 	}
-	if a.old != nil {
-		if r.OldObject.Raw, err = json.Marshal(a.old); err != nil {
+	if old != nil {
+		if r.OldObject.Raw, err = json.Marshal(old); err != nil {
 			return nil, err
 		}
 	}
@@ -244,11 +313,14 @@ func (s *Server) review(h *webhook, a *admission) (*admissionv1.AdmissionRespons
 // namespace is the namespace of the admission request: the object's, or
 // for a Namespace its own name, as kube-apiserver sends it.
 func (a *admission) namespace() string {
-	if a.req.res.gvr == namespacesGVR {
+	if a.req.res.gvr == namespacesGVR && !a.collection {
 		return a.name
 	}
 	if !a.req.res.namespaced {
 		return ""
+	}
+	if a.collection {
+		return a.req.namespace
 	}
 	for _, o := range []map[string]any{a.obj, a.old} {
 		if o != nil {

@@ -127,10 +127,13 @@ func (s *Server) stillFree(req *request, k key) error {
 
 // admitDelete sends the deletion of o to the mutating, then the validating
 // webhooks (with o as the old object and no object, as kube-apiserver
-// does; a patch is meaningless there and ignored). Caller holds s.mu; it is
-// released while webhooks are called.
+// does; a patch is meaningless there and ignored). The deletion of one
+// object of a collection is sent as kube-apiserver sends it: with no name
+// and the request's namespace. Caller holds s.mu; it is released while
+// webhooks are called.
 func (s *Server) admitDelete(req *request, o *object, dryRun bool) error {
 	a := newAdmission(req, admissionv1.Delete, req.name, dryRun)
+	a.collection = req.verb == "deletecollection"
 	a.old = o.u
 	if _, err := s.mutate(a); err != nil {
 		return err

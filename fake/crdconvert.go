@@ -81,21 +81,34 @@ func (s *Server) putVersions(typ watch.EventType, obj *object) {
 // Caller holds s.mu (held through a webhook call: a conversion webhook must
 // not call the server).
 func (s *Server) convert(from, to *resource, u map[string]any) (map[string]any, error) {
-	out := maps.Clone(u)
-	out["apiVersion"] = to.gvk.GroupVersion().String()
-	crd := s.st.data[crdGVR][key{name: from.gvr.Resource + "." + from.gvr.Group}]
-	if crd == nil {
-		return out, nil
+	return s.converter(from)(u, to)
+}
+
+// converter returns the conversion of the custom resource from as its
+// definition stands now, for use without s.mu (admission webhooks are
+// called with the lock released): the function returns u as version to
+// and, on failure, u with to's apiVersion and a 500 error. Caller holds
+// s.mu.
+func (s *Server) converter(from *resource) func(u map[string]any, to *resource) (map[string]any, error) {
+	var crd map[string]any
+	if o := s.st.data[crdGVR][key{name: from.gvr.Resource + "." + from.gvr.Group}]; o != nil {
+		crd = o.u
 	}
-	strategy, _, _ := unstructured.NestedString(crd.u, "spec", "conversion", "strategy")
-	if strategy != "Webhook" {
-		return out, nil
+	return func(u map[string]any, to *resource) (map[string]any, error) {
+		out := maps.Clone(u)
+		out["apiVersion"] = to.gvk.GroupVersion().String()
+		if crd == nil {
+			return out, nil
+		}
+		if strategy, _, _ := unstructured.NestedString(crd, "spec", "conversion", "strategy"); strategy != "Webhook" {
+			return out, nil
+		}
+		conv, err := s.convertByWebhook(crd, u, to.gvk.GroupVersion().String())
+		if err != nil {
+			return out, apierrors.NewInternalError(fmt.Errorf("conversion webhook for %s failed: %w", from.gvk, err))
+		}
+		return conv, nil
 	}
-	conv, err := s.convertByWebhook(crd.u, u, to.gvk.GroupVersion().String())
-	if err != nil {
-		return out, apierrors.NewInternalError(fmt.Errorf("conversion webhook for %s failed: %w", from.gvk, err))
-	}
-	return conv, nil
 }
 
 // conversionReview is the wire form of an apiextensions.k8s.io/v1

@@ -94,44 +94,64 @@
 //	}})
 //	// then create the MutatingWebhookConfiguration naming that url
 //
-// Admission follows kube-apiserver: for each create, update (and patch
-// and apply), and delete of a client — not for objects seeded through Add
-// nor for the scale subresource — the mutating webhooks are called in
-// order (configurations by name, webhooks as listed) with an
-// AdmissionReview v1, after the writer's managedFields are tracked (a
-// webhook's change belongs to no manager) and before the registry's
-// additions, seeing no uid or creationTimestamp on a create; their JSON
-// patches are applied, the object defaulted, pruned and validated again,
-// and a webhook of reinvocationPolicy IfNeeded is called once more when a
-// later one changed the object. The validating webhooks then see the final
-// object (uid and registry additions included). Rules (operations,
+// Admission follows kube-apiserver: for each create, update (and patch and
+// apply), and delete of a client — not for objects seeded through Add — the
+// mutating webhooks are called in order (configurations by name, webhooks
+// as listed) with an AdmissionReview v1, after the writer's managedFields
+// are tracked (a webhook's change belongs to no manager) and before the
+// registry's additions, seeing no uid or creationTimestamp on a create;
+// their JSON patches are applied, the object defaulted, pruned and
+// validated again, and a webhook of reinvocationPolicy IfNeeded is called
+// once more when a later one changed the object. The validating webhooks
+// then see the final object (uid and registry additions included); they are
+// called all at once, as kube-apiserver calls them, and when several refuse
+// the write answers with the first refusal to arrive. Rules (operations,
 // groups, versions, resources with subresources and wildcards, scope),
-// namespaceSelector (a Namespace matched by its own labels),
-// objectSelector (the object's or the old object's labels),
-// timeoutSeconds, failurePolicy Fail and Ignore, sideEffects with dryRun
-// (a dry run is refused by a webhook with side effects), matchConditions
-// (CEL with object, oldObject and request, evaluated before the call: a
-// false condition skips the webhook, an evaluation error fails the write
-// with 403 under failurePolicy Fail and skips the webhook under Ignore; a
-// condition that does not compile is refused with its configuration, 422)
-// and the admissionReviewVersions are honoured; a denial is answered as
-// kube-apiserver words it ("admission webhook \"name\" denied the
-// request: ..." with the webhook's code, at least 400) and a failed call
-// as 500 "failed calling webhook"; warnings reach the client as Warning
-// headers. The webhook configurations themselves and admission policies
-// are never sent to webhooks. Differences: matchConditions have no
-// authorizer variable, so a webhook configuration whose conditions use it
-// is refused (501 Not Implemented, ErrUnsupportedWebhook) rather than
-// stored and called for requests its conditions would leave out, and
-// request is not typed (a misspelt field of it is an evaluation error,
-// not a compile error); the conditions of the mutating webhooks are
-// evaluated against the object as written, before the first call
-// (kube-apiserver evaluates each webhook's against the object as the
-// earlier webhooks left it); matchPolicy Equivalent sends only exact
-// matches (the fake serves one version of each
-// built-in resource); validating webhooks are called one after the other,
-// not in parallel; deletes of a collection, and the deletions the fake's
-// garbage collection and namespace cleanup make, are not sent; a write
+// matchPolicy (Equivalent, the default, also sends a webhook whose rules
+// name another served version of the same custom resource the request
+// converted to that version — kind and resource that version's, requestKind
+// and requestResource the request's — and converts a mutating webhook's
+// patched object back; Exact does not), namespaceSelector (a Namespace
+// matched by its own labels, a request of no namespace never left out),
+// objectSelector (the object's or the old object's labels), timeoutSeconds,
+// failurePolicy Fail and Ignore, sideEffects with dryRun (a dry run is
+// refused by a webhook with side effects), matchConditions (CEL with
+// object, oldObject and request, evaluated before the call: a false
+// condition skips the webhook, an evaluation error fails the write with 403
+// under failurePolicy Fail and skips the webhook under Ignore; a condition
+// that does not compile is refused with its configuration, 422) and the
+// admissionReviewVersions are honoured; a denial is answered as kube-apiserver words it ("admission
+// webhook \"name\" denied the request: ..." with the webhook's code, at
+// least 400) and a failed call as 500 "failed calling webhook"; warnings
+// reach the client as Warning headers. A write of the scale subresource
+// (update or patch) is sent to the webhooks whose rules name
+// <resource>/scale as an UPDATE of an autoscaling/v1 Scale, the parent's
+// Scale as the old object: the mutating webhooks see the Scale as written
+// and may change it, the validating ones the Scale of the parent as
+// updated. A DELETE of a collection sends each object's deletion, in name
+// order, with no name, the request's namespace and the object as the old
+// object; the first refusal answers the request with its error, the objects
+// before it deleted and those after it kept, as kube-apiserver's registry
+// does (which answers a collection delete that succeeds with the objects as
+// they were listed before the deletions). The webhook configurations
+// themselves and admission policies are never sent to webhooks.
+// Differences: matchConditions have no authorizer variable, so a webhook
+// configuration whose conditions use it is refused (501 Not Implemented,
+// ErrUnsupportedWebhook) rather than stored and called for requests its
+// conditions would leave out, and request is not typed (a misspelt field
+// of it is an evaluation error, not a compile error); the conditions of the
+// mutating webhooks are evaluated against the object as written, before
+// the first call (kube-apiserver evaluates each webhook's against the
+// object as the earlier webhooks left it); matchPolicy Equivalent finds no other version
+// of a built-in resource (kube-apiserver sends a write of an autoscaling/v1
+// HorizontalPodAutoscaler to the webhooks of autoscaling/v2, and of a
+// core/v1 Event to those of events.k8s.io/v1, converted; the fake sends
+// each only to the webhooks of its own group and version); every request is
+// sent as the user system:admin; the deletions the fake's garbage
+// collection and namespace cleanup make are not sent (on a cluster they are
+// later requests of kube-controller-manager, whose refusal the garbage
+// collector retries; here they happen inside the request that deleted the
+// owner, so there is no later request to refuse and no retry); a write
 // racing another write of the same object while webhooks are called is 409
 // Conflict (kube-apiserver retries an unconditional update).
 //

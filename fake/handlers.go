@@ -88,7 +88,7 @@ func (s *Server) handleUpdate(w http.ResponseWriter, req *request) error {
 		return err
 	}
 	if req.sub == "scale" {
-		return s.updateScale(w, req, body, writeOpts{manager: managerFor(req.r, opts.FieldManager)})
+		return s.updateScale(w, req, body, writeOpts{manager: managerFor(req.r, opts.FieldManager), dryRun: isDryRun(opts.DryRun)})
 	}
 	u, err := decodeBody(req.res, contentType(req.r), body)
 	if err != nil {
@@ -207,18 +207,31 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, req *request) err
 		}
 	}
 	sortObjects(victims)
-	deleted := make([]*object, 0, len(victims))
+	listedAt := s.st.rv
+	// Like kube-apiserver's registry, delete one object after the other,
+	// each admitted on its own; the first refusal ends the request with
+	// its error, leaving the objects deleted before it deleted and those
+	// after it in place.
 	for _, v := range victims {
-		if cur := s.st.get(v.res, v.key); cur != nil {
-			out, err := s.delete(cur, d)
-			if err != nil {
+		cur := s.st.get(v.res, v.key)
+		if cur == nil {
+			continue
+		}
+		if req.admits() {
+			if err := s.admitDelete(req, cur, d.dryRun); err != nil {
 				return err
 			}
-			deleted = append(deleted, out)
+			if cur = s.st.get(v.res, v.key); cur == nil {
+				continue
+			}
+		}
+		if _, err := s.delete(cur, d); err != nil {
+			return err
 		}
 	}
-	// Like kube-apiserver, answer with the list of what was deleted.
-	req.writeList(w, metav1.ListMeta{ResourceVersion: strconv.FormatUint(s.st.rv, 10)}, deleted)
+	// Like kube-apiserver, answer with the objects as they were listed
+	// before the deletions.
+	req.writeList(w, metav1.ListMeta{ResourceVersion: strconv.FormatUint(listedAt, 10)}, victims)
 	return nil
 }
 

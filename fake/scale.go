@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,6 +67,21 @@ func (s *Server) setScale(req *request, old *object, scaleJSON []byte, wo writeO
 	if sc.Name != "" && sc.Name != req.name {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", sc.Name, req.name))
 	}
+	if req.admits() {
+		// The mutating webhooks see the Scale as written, with the
+		// parent's Scale as the old object; the validating ones see the
+		// Scale of the parent as updated (in update).
+		if u, err = s.admitScale(req, old, u, wo.dryRun); err != nil {
+			return nil, err
+		}
+		sc = autoscalingv1.Scale{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, &sc); err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("the mutating admission webhooks left a Scale that does not decode: %w", err))
+		}
+		if sc.Name != "" && sc.Name != req.name {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", sc.Name, req.name))
+		}
+	}
 	if sc.ResourceVersion != "" && sc.ResourceVersion != strconv.FormatUint(old.rv, 10) {
 		return nil, conflict(req.res, req.name)
 	}
@@ -74,6 +90,47 @@ func (s *Server) setScale(req *request, old *object, scaleJSON []byte, wo writeO
 		return nil, apierrors.NewInternalError(err)
 	}
 	return s.update(req, old, nu, wo, false)
+}
+
+// scaleMap is the Scale view of the content u of an object of res, as
+// admission webhooks are sent it.
+func scaleMap(res *resource, u map[string]any, rv uint64) (map[string]any, error) {
+	sc, err := scaleOf(newObject(res, u, rv))
+	if err != nil {
+		return nil, err
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(sc)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return m, nil
+}
+
+// admitScale sends a write u of the scale subresource of old to the
+// mutating webhooks whose rules name <resource>/scale, as an UPDATE of an
+// autoscaling/v1 Scale with old's Scale as the old object, and returns the
+// Scale as they left it. Caller holds s.mu; it is released while webhooks
+// are called.
+func (s *Server) admitScale(req *request, old *object, u map[string]any, dryRun bool) (map[string]any, error) {
+	uu := &unstructured.Unstructured{Object: u}
+	if uu.GetAPIVersion() == "" && uu.GetKind() == "" {
+		uu.SetGroupVersionKind(scaleKind)
+	}
+	prev, err := scaleMap(old.res, old.u, old.rv)
+	if err != nil {
+		return nil, err
+	}
+	a := newAdmission(req, admissionv1.Update, req.name, dryRun)
+	a.kind = &scaleKind
+	a.obj, a.old = u, prev
+	mutated, err := s.mutate(a)
+	if err != nil {
+		return nil, err
+	}
+	if s.st.get(req.res, old.key) != old {
+		return nil, conflict(req.res, req.name)
+	}
+	return mutated, nil
 }
 
 func (s *Server) updateScale(w http.ResponseWriter, req *request, body []byte, wo writeOpts) error {

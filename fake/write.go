@@ -318,7 +318,9 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 			return nil, err
 		}
 	}
-	if req.admits() {
+	if req.admits() && req.sub != "scale" {
+		// (A write of the scale subresource met the mutating webhooks
+		// as a Scale, in setScale.)
 		a := newAdmission(req, admissionv1.Update, req.name, opts.dryRun)
 		a.obj, a.old = u, old.u
 		mutated, err := s.mutate(a)
@@ -344,6 +346,15 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 	if req.admits() {
 		a := newAdmission(req, admissionv1.Update, req.name, opts.dryRun)
 		a.obj, a.old = u, old.u
+		if req.sub == "scale" {
+			a.kind = &scaleKind
+			if a.obj, err = scaleMap(res, u, old.rv); err != nil {
+				return nil, err
+			}
+			if a.old, err = scaleMap(res, old.u, old.rv); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.validate(a); err != nil {
 			return nil, err
 		}

@@ -224,11 +224,11 @@ func BenchmarkCacheHeap(b *testing.B) {
 				for b.Loop() {
 					switch shape.kind {
 					case "pod":
-						per, prep = heapOf(b, raws, benchDecode[corev1.Pod](new(protodec.Decoder)), Options[*corev1.Pod]{DisableSharing: mode == "decoded-unshared", Compact: mode == "compact"})
+						per, prep = heapOf(b, raws, benchDecode[corev1.Pod](new(protodec.Decoder)), Options[*corev1.Pod]{DisableSharing: mode == "decoded-unshared", Decoded: mode != "compact"})
 					case "configmap":
-						per, prep = heapOf(b, raws, benchDecode[corev1.ConfigMap](new(protodec.Decoder)), Options[*corev1.ConfigMap]{DisableSharing: mode == "decoded-unshared", Compact: mode == "compact"})
+						per, prep = heapOf(b, raws, benchDecode[corev1.ConfigMap](new(protodec.Decoder)), Options[*corev1.ConfigMap]{DisableSharing: mode == "decoded-unshared", Decoded: mode != "compact"})
 					case "secret":
-						per, prep = heapOf(b, raws, benchDecode[corev1.Secret](new(protodec.Decoder)), Options[*corev1.Secret]{DisableSharing: mode == "decoded-unshared", Compact: mode == "compact"})
+						per, prep = heapOf(b, raws, benchDecode[corev1.Secret](new(protodec.Decoder)), Options[*corev1.Secret]{DisableSharing: mode == "decoded-unshared", Decoded: mode != "compact"})
 					}
 				}
 				b.ReportMetric(per, "bytes/obj")
@@ -393,7 +393,7 @@ func BenchmarkCacheEvent(b *testing.B) {
 				},
 				WatchFunc: func(contextT, metav1.ListOptions) (watch.Interface, error) { return w, nil },
 			}
-			inf := New[*corev1.Pod](lw, Options[*corev1.Pod]{MutationDetection: DetectOff, Compact: m.compact, Reflector: ReflectorOptions{DisableStreaming: true}})
+			inf := New[*corev1.Pod](lw, Options[*corev1.Pod]{MutationDetection: DetectOff, Decoded: !m.compact, Reflector: ReflectorOptions{DisableStreaming: true}})
 			var got atomic.Int64
 			inf.AddEventHandler(HandlerFuncs[*corev1.Pod]{
 				UpdateFunc: func(old, o *corev1.Pod) { _ = old.Name + o.Name; got.Add(1) },
@@ -444,7 +444,7 @@ func BenchmarkCacheSync(b *testing.B) {
 				for i := range pods {
 					pods[i] = decode(raws[i])
 				}
-				inf := New(Funcs[*corev1.Pod]{}, Options[*corev1.Pod]{MutationDetection: DetectOff, Compact: m.compact})
+				inf := New(Funcs[*corev1.Pod]{}, Options[*corev1.Pod]{MutationDetection: DetectOff, Decoded: !m.compact})
 				inf.AddEventHandler(HandlerFuncs[*corev1.Pod]{}, HandlerOptions{}) // not running: buffers only
 				s := (*sink[*corev1.Pod])(inf)
 				b.StartTimer()

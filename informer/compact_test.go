@@ -70,7 +70,7 @@ func TestCompactStoreKeepsHeldBytesForUnchangedObjects(t *testing.T) {
 }
 
 func TestCompactTransformRunsBeforeEncoding(t *testing.T) {
-	inf := New(Funcs[*corev1.ConfigMap]{}, Options[*corev1.ConfigMap]{Compact: true, Transform: func(c *corev1.ConfigMap) *corev1.ConfigMap {
+	inf := New(Funcs[*corev1.ConfigMap]{}, Options[*corev1.ConfigMap]{Transform: func(c *corev1.ConfigMap) *corev1.ConfigMap {
 		c.Data = nil
 		c.Labels = map[string]string{"transformed": "yes"}
 		return c
@@ -92,7 +92,7 @@ func TestCompactHandlersGetObjectsOfTheirOwn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := watch.NewFake()
 		lw := (&fakeLW{}).onList(listOf("10", cm("ns", "a", "1", "v", "1"), cm("ns", "b", "2"))).onWatch(watchCh(w))
-		inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream(), Compact: true})
+		inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
 		var mu sync.Mutex
 		var seen []*corev1.ConfigMap
 		var log []string
@@ -142,7 +142,7 @@ func TestCompactAppliesOnlyToProtobufTypes(t *testing.T) {
 	if newPacker[*unstructured.Unstructured]() != nil {
 		t.Fatal("unstructured objects got a packer; they have no protobuf encoding")
 	}
-	inf := New(Funcs[*unstructured.Unstructured]{}, Options[*unstructured.Unstructured]{Compact: true})
+	inf := New(Funcs[*unstructured.Unstructured]{}, Options[*unstructured.Unstructured]{})
 	if inf.store.pack != nil {
 		t.Fatal("a compact informer of unstructured objects packs them")
 	}
@@ -152,7 +152,7 @@ func TestCompactAppliesOnlyToProtobufTypes(t *testing.T) {
 }
 
 func TestCompactPreparedObjectsAreStoredFromTheirEncoding(t *testing.T) {
-	inf := New(Funcs[*corev1.ConfigMap]{}, Options[*corev1.ConfigMap]{Compact: true})
+	inf := New(Funcs[*corev1.ConfigMap]{}, Options[*corev1.ConfigMap]{})
 	s := (*sink[*corev1.ConfigMap])(inf)
 	in := cm("a", "x", "1", "app", "web")
 	in.Data = map[string]string{"k": "v"}
@@ -182,7 +182,7 @@ func TestCompactPreparedObjectsAreStoredFromTheirEncoding(t *testing.T) {
 }
 
 func TestCompactWatchHintHandsBackTheHeldEncoding(t *testing.T) {
-	inf := New(Funcs[*corev1.ConfigMap]{}, Options[*corev1.ConfigMap]{Compact: true})
+	inf := New(Funcs[*corev1.ConfigMap]{}, Options[*corev1.ConfigMap]{})
 	s := (*sink[*corev1.ConfigMap])(inf)
 	s.Add(cm("a", "x", "5", "state", "five"))
 	if _, ok := s.known("a", "x", "4"); ok {

@@ -22,7 +22,7 @@ type OptionsConflictError struct {
 	First, Second SharedOptions
 	// Field is the first difference: "Namespace", "LabelSelector",
 	// "FieldSelector", "Transform", "KeepManagedFields", "DisableSharing",
-	// "Compact"
+	// "Decoded"
 	// or `Indexers["name"]` (an index of that name with another function).
 	Field string
 }
@@ -51,8 +51,8 @@ func describeOptions(o SharedOptions) string {
 	if o.DisableSharing {
 		b.WriteString(", sharing disabled")
 	}
-	if o.Compact {
-		b.WriteString(", compact")
+	if o.Decoded {
+		b.WriteString(", decoded")
 	}
 	if len(o.Indexers) > 0 {
 		names := make([]string, 0, len(o.Indexers))
@@ -165,8 +165,8 @@ func (c *claim) differs(opts SharedOptions) string {
 		return "KeepManagedFields"
 	case opts.DisableSharing != o.DisableSharing:
 		return "DisableSharing"
-	case opts.Compact != o.Compact:
-		return "Compact"
+	case opts.Decoded != o.Decoded:
+		return "Decoded"
 	}
 	names := make([]string, 0, len(opts.Indexers))
 	for name := range opts.Indexers {

@@ -42,7 +42,9 @@ func (t deltaType) String() string {
 // equivalent of client-go's DeltaFIFO: per-key deltas without a second
 // queue, because every handler already has its own buffer.
 //
-// Objects are shared with the cache and with other handlers: read-only.
+// In a decoded cache, objects are shared with the cache and with other
+// handlers: read-only. In a compact one, objP and oldP hold the encodings
+// each handler decodes for itself.
 type change[T Object] struct {
 	Type   deltaType
 	Object T

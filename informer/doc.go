@@ -47,12 +47,17 @@
 //
 // # Contracts
 //
-//   - Objects handed out (to handlers, by a [Lister] or a [Reader]) are shared
-//     with the cache and other readers. They are read-only: DeepCopy before
-//     changing one. Under go test (testing.Testing) a mutation detector is
-//     on by default; it names the key and the changed fields
-//     (*[MutationError]) through Options.MutationReporter, returns them from
-//     [Informer.CheckMutations] and from Run, and logs them at error level.
+//   - Objects handed out (to handlers, by a [Lister] or a [Reader]) of a
+//     built-in kind (any type with a protobuf encoding) come from a compact
+//     cache (see Memory): each is the caller's own, decoded for that read,
+//     and may be modified. Objects of a decoded cache (custom resources'
+//     Go types, unstructured objects, or Options.Decoded) are shared with
+//     the cache and other readers and are read-only: DeepCopy before
+//     changing one. Under go test (testing.Testing) a mutation detector
+//     watches decoded caches by default; it names the key and the changed
+//     fields (*[MutationError]) through Options.MutationReporter, returns
+//     them from [Informer.CheckMutations] and from Run, and logs them at
+//     error level.
 //   - Handler callbacks of one handler run one at a time, in cache order.
 //     OnDelete receives the last known object and a finalStateUnknown flag;
 //     there is no tombstone type to unwrap.
@@ -128,10 +133,35 @@
 // # Memory
 //
 // A cache holds every object of a resource, so its size is what an
-// informer costs. Three things keep it small without changing what readers
-// see:
+// informer costs. managedFields are dropped (above), and then the cache
+// keeps objects in one of two forms.
 //
-//   - managedFields are dropped (above);
+// Compact, the default for every type with a protobuf encoding (the
+// built-in kinds and PartialObjectMetadata): each object is kept as its
+// protobuf encoding, a few times smaller than the decoded structs, and
+// decoded on every read. Labels are matched on the bytes, so a List with a
+// selector decodes only what matches; the namespace, name and
+// resourceVersion are read in place; the values of Indexers and
+// Transform's result are computed once, when an object is stored; a list
+// being received holds encodings, not decoded objects; a relist keeps the
+// bytes of every unchanged object (with the client packages'
+// ListerWatchers the event is not even decoded). Each read and each
+// handler callback gets an object of its own, whose strings view the
+// cached bytes but whose structs, slices and maps nobody else holds:
+// modifying it is safe, so the rule "never modify an object from a cache"
+// does not apply and there is nothing for the mutation detector to find.
+// The price is a decode per object read, and per handler for every event:
+// a Get costs microseconds, a List of the whole cache a decode of every
+// object in it.
+//
+// Decoded, for types without a protobuf encoding (custom resources' Go
+// types, unstructured objects) and for any type with Options.Decoded
+// (SharedOptions.Decoded): the objects are kept as Go structs, shared by
+// every reader, and reads cost nothing but are read-only. Choose it for a
+// reader or handler that goes through the whole cache often (a List of
+// every object per reconcile, a resync handler reading everything). Two
+// things keep a decoded cache small:
+//
 //   - equal values are shared between cached objects: every string, every
 //     small string map (labels, annotations, selectors) and every resource
 //     list (requests, limits) that equals one already seen is replaced by
@@ -150,23 +180,6 @@
 //     passes these watch hints to those ListerWatchers only; any other
 //     ListerWatcher is watched plainly and its objects are shared after
 //     decoding.)
-//
-// A compact cache (Options.Compact, SharedOptions.Compact) goes further:
-// it keeps each object as its protobuf encoding, a few times smaller than
-// the decoded structs, and decodes it on every read. Labels are matched on
-// the bytes, so a List with a selector decodes only what matches; the
-// values of Indexers and Transform's result are computed once, when an
-// object is stored; a relist keeps the bytes of every unchanged object
-// (it is decoded from the wire, then dropped). Each read and each handler
-// callback gets an object of its own, whose strings view the cached bytes
-// but whose structs, slices and maps nobody else holds: modifying it is
-// safe, so there is nothing for the mutation detector to find, and the
-// rule "never modify an object from a cache" no longer applies. The price
-// is a decode per object read, and per handler for every event: a reader
-// or handler that goes through the whole cache often (a resync handler, a
-// List of every object per reconcile) pays it for every object each
-// time, and should keep the default. Types without a protobuf encoding
-// (custom resources' Go types, unstructured objects) are kept decoded.
 //
 // # Testing
 //

@@ -68,10 +68,10 @@ type SharedOptions struct {
 	KeepManagedFields bool
 	// DisableSharing: see Options.DisableSharing.
 	DisableSharing bool
-	// Compact keeps the cached objects encoded and decodes them on every
-	// read: see Options.Compact. Informers are shared only between
-	// callers giving the same Compact.
-	Compact bool
+	// Decoded keeps the cached objects decoded and shared instead of
+	// compact: see Options.Decoded. Informers are shared only between
+	// callers giving the same Decoded.
+	Decoded bool
 	// Indexers are added to the informer's cache (see Informer.AddIndexers).
 	Indexers map[string]func(Object) []string
 }
@@ -87,7 +87,7 @@ type factoryKey struct {
 	unique    uint64 // non-zero for an unnamed transform: never shared
 	keepMF    bool
 	distinct  bool
-	compact   bool
+	decoded   bool
 }
 
 // shared is the type-erased view of an Informer[T] the factory manages.
@@ -209,7 +209,7 @@ func forFormLazy[T Object](f *Factory, form Form, gvr schema.GroupVersionResourc
 	}
 	key := factoryKey{typ: typ, form: form, gvr: gvr, ns: opts.Namespace, labels: opts.LabelSelector,
 		fields: opts.FieldSelector, transform: opts.TransformName, keepMF: opts.KeepManagedFields,
-		distinct: opts.DisableSharing, compact: opts.Compact}
+		distinct: opts.DisableSharing, decoded: opts.Decoded}
 	target := targetOf(typ, form, gvr, opts.Namespace)
 	f.noteLocked(target)
 	if f.opts.OneInformerPerType {
@@ -241,7 +241,7 @@ func forFormLazy[T Object](f *Factory, form Form, gvr schema.GroupVersionResourc
 		Indexers:              typedIndexers[T](opts.Indexers),
 		KeepManagedFields:     opts.KeepManagedFields,
 		DisableSharing:        opts.DisableSharing,
-		Compact:               opts.Compact,
+		Decoded:               opts.Decoded,
 		MutationDetection:     f.opts.MutationDetection,
 		MutationReporter:      f.opts.MutationReporter,
 		MutationCheckInterval: f.opts.MutationCheckInterval,

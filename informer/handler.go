@@ -9,7 +9,8 @@ import (
 // Handler receives an informer's events. Each registered handler has its own
 // goroutine and its own unbounded buffer: callbacks of one handler run one at
 // a time, in the order the cache applied the changes, and never on the
-// informer's goroutine, so a slow handler delays only itself. Objects are
+// informer's goroutine, so a slow handler delays only itself. A compact
+// cache's handler gets objects of its own; a decoded cache's objects are
 // shared with the cache and other handlers: read-only (DeepCopy first).
 //
 // Callbacks should be quick (typically: enqueue a key in a workqueue). A

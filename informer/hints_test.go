@@ -42,7 +42,7 @@ func TestWatchesCarryTheInformersHints(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := watch.NewFake()
 				lw := &hintedLW{fakeLW: (&fakeLW{}).onList(listOf("10", cm("ns", "a", "1"))).onWatch(watchCh(w))}
-				inf := New[*corev1.ConfigMap](lw, Options[*corev1.ConfigMap]{Reflector: noStream(), KeepManagedFields: tt.keepMF})
+				inf := New[*corev1.ConfigMap](lw, Options[*corev1.ConfigMap]{Decoded: true, Reflector: noStream(), KeepManagedFields: tt.keepMF})
 				stop := start(t, inf)
 				defer stop()
 				inf.WaitForSync(t.Context())

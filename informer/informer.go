@@ -57,19 +57,24 @@ type Options[T Object] struct {
 	// Sharing is sound because cached objects are read-only; it costs a few
 	// microseconds per received object.
 	DisableSharing bool
-	// Compact keeps each cached object in its protobuf encoding (without
-	// managedFields unless KeepManagedFields) instead of as Go structs,
-	// and decodes it on every read: Get, List, the Lister, a Reader and
-	// each handler's callbacks receive an object that nothing else holds,
-	// so a caller may modify what it gets. Labels are matched and the
-	// namespace, name and resourceVersion read on the bytes; the values of
-	// Indexers are computed when an object is stored. The cache is then
-	// several times smaller, and every read pays a decode (see the package
-	// documentation, "Memory"): leave it off for a handler or reader that
-	// reads every cached object often. Sharing and mutation detection do
-	// not apply to a compact cache. Types without a protobuf encoding
-	// (custom resources, unstructured objects) are always kept decoded.
-	Compact bool
+	// Decoded keeps cached objects as decoded Go structs shared by every
+	// reader, instead of the default compact form. By default an informer
+	// of a type with a protobuf encoding (every built-in kind, and
+	// PartialObjectMetadata) keeps each cached object as that encoding
+	// (without managedFields unless KeepManagedFields) and decodes it on
+	// every read: Get, List, the Lister, a Reader and each handler's
+	// callbacks receive an object that nothing else holds, so a caller may
+	// modify what it gets. Labels are matched and the namespace, name and
+	// resourceVersion read on the bytes; the values of Indexers are computed
+	// when an object is stored. The cache is several times smaller, and
+	// every read pays a decode (see the package documentation, "Memory").
+	// Set Decoded for a handler or reader that goes through every cached
+	// object often (a List of the whole cache per reconcile): reads then
+	// cost no decode, but hand out shared objects that must not be
+	// modified (Sharing and mutation detection apply to decoded caches
+	// only). Types without a protobuf encoding (custom resources' Go types,
+	// unstructured objects) are always kept decoded.
+	Decoded bool
 	// MutationDetection: see [MutationDetection]. The zero value is DetectAuto.
 	MutationDetection MutationDetection
 	// MutationReporter receives each detected mutation. nil means: log it at
@@ -110,7 +115,9 @@ const defaultFailFastAfter = 3
 // [Factory].
 //
 // All methods are safe for concurrent use. Objects it hands out (to
-// handlers, through the Lister and the Store) are shared and read-only.
+// handlers, through the Lister) are each the caller's own in a compact
+// cache, the default for built-in kinds, and shared and read-only in a
+// decoded one (see Options.Decoded).
 type Informer[T Object] struct {
 	name   string
 	opts   Options[T]
@@ -171,7 +178,7 @@ func newInformer[T Object](getLW func(context.Context) (ListerWatcher[T], error)
 		i.detect = newDetector[T](i.name, report)
 	}
 	var pack *packer[T]
-	if opts.Compact {
+	if !opts.Decoded {
 		pack = newPacker[T]()
 	}
 	if pack != nil {

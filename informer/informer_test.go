@@ -192,7 +192,7 @@ func TestInformer(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			lw := (&fakeLW{}).onList(listOf("10", cm("ns", "a", "1")), listOf("20", cm("ns", "a", "1"))).
 				onWatch(watchWith(true, errEvent(gone())))
-			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
+			inf := New(lw, Options[*corev1.ConfigMap]{Decoded: true, Reflector: noStream()})
 			stop := start(t, inf)
 			defer stop()
 			inf.WaitForSync(t.Context())
@@ -272,8 +272,8 @@ func TestInformer(t *testing.T) {
 				// Values are shared from their second sighting on (x is the first).
 				return listOf("9", cm("ns", "x", "1", "app", "web"), cm("ns", "a", "1", "app", "web"), cm("ns", "b", "2", "app", "web"), cm("ns", "c", "3", "app", "db"))
 			}
-			shared := New((&fakeLW{}).onList(list()), Options[*corev1.ConfigMap]{Reflector: noStream()})
-			distinct := New((&fakeLW{}).onList(list()), Options[*corev1.ConfigMap]{Reflector: noStream(), DisableSharing: true})
+			shared := New((&fakeLW{}).onList(list()), Options[*corev1.ConfigMap]{Decoded: true, Reflector: noStream()})
+			distinct := New((&fakeLW{}).onList(list()), Options[*corev1.ConfigMap]{Decoded: true, Reflector: noStream(), DisableSharing: true})
 			s1, s2 := start(t, shared), start(t, distinct)
 			defer s1()
 			defer s2()
@@ -412,7 +412,7 @@ func TestMutationDetector(t *testing.T) {
 			w := watch.NewFake()
 			lw := (&fakeLW{}).onList(listOf("10", cm("ns", "a", "1", "app", "web"))).onWatch(watchCh(w))
 			var reported []*MutationError
-			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream(), MutationReporter: func(e *MutationError) { reported = append(reported, e) }})
+			inf := New(lw, Options[*corev1.ConfigMap]{Decoded: true, Reflector: noStream(), MutationReporter: func(e *MutationError) { reported = append(reported, e) }})
 			stop := start(t, inf)
 			inf.WaitForSync(t.Context())
 			o, _ := inf.Lister().Namespace("ns").Get("a")
@@ -436,7 +436,7 @@ func TestMutationDetector(t *testing.T) {
 	t.Run("CheckMutations finds a mutation on demand", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			lw := (&fakeLW{}).onList(listOf("10", cm("ns", "a", "1")))
-			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream(), MutationReporter: func(*MutationError) {}})
+			inf := New(lw, Options[*corev1.ConfigMap]{Decoded: true, Reflector: noStream(), MutationReporter: func(*MutationError) {}})
 			stop := start(t, inf)
 			defer stop()
 			inf.WaitForSync(t.Context())
@@ -458,11 +458,11 @@ func TestMutationDetector(t *testing.T) {
 	})
 
 	t.Run("detection is off when disabled", func(t *testing.T) {
-		inf := New(&fakeLW{}, Options[*corev1.ConfigMap]{MutationDetection: DetectOff})
+		inf := New(&fakeLW{}, Options[*corev1.ConfigMap]{Decoded: true, MutationDetection: DetectOff})
 		if inf.detect != nil {
 			t.Fatal("detector on")
 		}
-		if on := New(&fakeLW{}, Options[*corev1.ConfigMap]{}); on.detect == nil {
+		if on := New(&fakeLW{}, Options[*corev1.ConfigMap]{Decoded: true}); on.detect == nil {
 			t.Fatal("detector off under go test")
 		}
 	})

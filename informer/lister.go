@@ -8,8 +8,9 @@ import (
 
 // Lister reads an informer's cache with the types of T, without waiting
 // for it to sync (a [Reader] waits). The zero Lister is not usable; get one
-// from [Informer.Lister]. Objects are shared with the cache and read-only
-// (except in a compact cache, where each read decodes the caller's own).
+// from [Informer.Lister]. In a compact cache (the default for built-in
+// kinds) each read decodes objects of the caller's own; in a decoded cache
+// objects are shared with the cache and read-only.
 // Returned slices belong to the caller. A Lister is a small value: copy it
 // freely; it is safe for concurrent use.
 //

@@ -141,7 +141,7 @@ func testStreamingSyncAndChurn(t *testing.T, compact bool) {
 
 	src := &recBackend{inner: c}
 	f := informer.NewFactory(src, informer.FactoryOptions{})
-	inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns, Compact: compact}))
+	inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: ns, Decoded: !compact}))
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	f.Start(ctx)

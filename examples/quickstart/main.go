@@ -27,7 +27,7 @@ import (
 
 // Reconciler keeps the ConfigMap of one Deployment.
 type Reconciler struct {
-	deployments *informer.Reader[*appsv1.Deployment] // the shared cache: read-only
+	deployments *informer.Reader[*appsv1.Deployment] // the shared cache
 	configMaps  *client.Resource[*corev1.ConfigMap]  // writes go to the server
 	kinds       client.KindResolver
 }

@@ -106,12 +106,16 @@ func (rep *report) controllers(ctx context.Context, o options, bins map[string]s
 		}
 		logf("%s: %d objects, %d runs per library", w, o.crN, o.runs)
 		for r := 1; r <= o.runs; r++ {
-			impls := []string{"kubego", "controller-runtime"}
+			impls := []string{"kubego", "controller-runtime", decodedImpl}
 			if r%2 == 0 {
 				impls[0], impls[1] = impls[1], impls[0]
 			}
 			for _, impl := range impls {
-				s, err := crRun(ctx, o, c, kc, bins["ctl-"+impl], w, impl, r)
+				bin := bins["ctl-"+impl]
+				if impl == decodedImpl {
+					bin = bins["ctl-kubego"]
+				}
+				s, err := crRun(ctx, o, c, kc, bin, w, impl, r)
 				if err != nil {
 					return fmt.Errorf("%s %s run %d: %w", w, impl, r, err)
 				}
@@ -138,7 +142,7 @@ func newRunnerClient(cp *testenv.ControlPlane, reg *client.Registry) (*client.Cl
 // crRun runs one converge and one restart of workload w with library impl
 // on a fresh namespace, and deletes the namespace's objects after.
 func crRun(ctx context.Context, o options, c *client.Client, kubeconfig, bin, w, impl string, round int) (sample, error) {
-	ns := fmt.Sprintf("%s-%s-%d", w, map[string]string{"kubego": "k", "controller-runtime": "cr"}[impl], round)
+	ns := fmt.Sprintf("%s-%s-%d", w, map[string]string{"kubego": "k", "controller-runtime": "cr", decodedImpl: "kd"}[impl], round)
 	workload := w[len("cr-"):]
 	if err := crPopulate(ctx, c, workload, ns, o.crN); err != nil {
 		return nil, fmt.Errorf("populating: %w", err)
@@ -168,7 +172,7 @@ func crRun(ctx context.Context, o options, c *client.Client, kubeconfig, bin, w,
 		return nil, err
 	}
 	t0 := time.Now()
-	proc, err := startChild(ctx, bin, kubeconfig, t0, args("converge"))
+	proc, err := startChild(ctx, bin, kubeconfig, t0, args("converge"), decodedEnv(impl)...)
 	if err != nil {
 		stopObserver()
 		return nil, err
@@ -193,7 +197,7 @@ func crRun(ctx context.Context, o options, c *client.Client, kubeconfig, bin, w,
 	s["converge_seconds"] = wall.Seconds()
 
 	// Restart over the converged objects.
-	proc, err = startChild(ctx, bin, kubeconfig, time.Now(), args("restart"))
+	proc, err = startChild(ctx, bin, kubeconfig, time.Now(), args("restart"), decodedEnv(impl)...)
 	if err != nil {
 		return nil, err
 	}
@@ -220,10 +224,10 @@ type child struct {
 	err            error
 }
 
-func startChild(ctx context.Context, bin, kubeconfig string, t0 time.Time, args []string) (*child, error) {
+func startChild(ctx context.Context, bin, kubeconfig string, t0 time.Time, args []string, env ...string) (*child, error) {
 	ch := &child{exited: make(chan struct{})}
 	ch.cmd = exec.CommandContext(ctx, bin, append([]string{"-t0", strconv.FormatInt(t0.UnixNano(), 10)}, args...)...)
-	ch.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	ch.cmd.Env = append(append(os.Environ(), "KUBECONFIG="+kubeconfig), env...)
 	ch.cmd.Stdout, ch.cmd.Stderr = &ch.stdout, &ch.stderr
 	if err := ch.cmd.Start(); err != nil {
 		return nil, err

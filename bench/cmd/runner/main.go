@@ -358,5 +358,8 @@ func build(ctx context.Context, o options, dir string, want func(string) bool) (
 			bins[name] = bin
 		}
 	}
+	// The decoded column runs the kubego informer binary with
+	// KUBEGO_DECODED=1 (see impls).
+	bins[decodedImpl] = bins["kubego"]
 	return bins, nil
 }

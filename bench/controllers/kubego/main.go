@@ -12,12 +12,15 @@ import (
 	"log/slog"
 	"os"
 
+	appsv1 "k8s.io/api/apps/v1"
+
 	"github.com/kubego/kubego/bench/internal/ctlbench"
 	"github.com/kubego/kubego/bench/internal/measure"
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
 	"github.com/kubego/kubego/examples/labeler/labeler"
 	"github.com/kubego/kubego/examples/samplecontroller/foos"
+	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/kubeconfig"
 	"github.com/kubego/kubego/manager"
 )
@@ -44,6 +47,13 @@ func main() {
 	mgr, err := manager.New(opts)
 	if err != nil {
 		measure.Fail(err)
+	}
+	if os.Getenv("KUBEGO_DECODED") == "1" {
+		// The runner's "kubego decoded" column: the cache representation
+		// before compact became the default.
+		if err := mgr.Declare(informer.Declare[*appsv1.Deployment](informer.SharedOptions{Decoded: true})); err != nil {
+			measure.Fail(err)
+		}
 	}
 	var ctl *controller.Controller
 	if f.Workload == "labeler" {

@@ -25,9 +25,10 @@ import (
 
 func main() { informerbench.Main("kubego", driver{}) }
 
-// compact reports whether the run measures kubego's compact cache
-// (informer.SharedOptions.Compact): KUBEGO_COMPACT=1 in the environment.
-func compact() bool { return os.Getenv("KUBEGO_COMPACT") == "1" }
+// decoded selects the representation of the cache before compact became
+// the default (informer.SharedOptions.Decoded): KUBEGO_DECODED=1 in the
+// environment, the runner's "kubego decoded" column.
+func decoded() bool { return os.Getenv("KUBEGO_DECODED") == "1" }
 
 type driver struct{}
 
@@ -80,7 +81,7 @@ func (driver) Sync(ctx context.Context, path string, src informerbench.Source, h
 		return nil, err
 	}
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	opts := informer.SharedOptions{Namespace: src.Namespace, Compact: compact()}
+	opts := informer.SharedOptions{Namespace: src.Namespace, Decoded: decoded()}
 	switch {
 	case src.Kind == informerbench.Widgets:
 		return run(ctx, f, mustAcquire(informer.AcquireResource(f, fixture.WidgetGVR, opts)), h)
@@ -111,7 +112,7 @@ func (driver) WatchConfigMaps(ctx context.Context, path string, onUpdate func(rv
 		return nil, err
 	}
 	f := informer.NewFactory(c, informer.FactoryOptions{})
-	inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: fixture.WatchNamespace, Compact: compact()}))
+	inf := mustAcquire(informer.Acquire[*corev1.ConfigMap](f, informer.SharedOptions{Namespace: fixture.WatchNamespace, Decoded: decoded()}))
 	if _, err := inf.AddEventHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
 		UpdateFunc: func(_, cm *corev1.ConfigMap) { onUpdate(cm.ResourceVersion) },
 	}, informer.HandlerOptions{}); err != nil {

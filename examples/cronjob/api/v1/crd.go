@@ -1,7 +1,9 @@
 package v1
 
 import (
+	"embed"
 	"reflect"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -26,10 +28,29 @@ func Definition() crd.Definition {
 	}
 }
 
+// source is this package's Go source: the doc comments of its types and
+// fields describe the schema.
+//
+//go:embed types.go
+var source embed.FS
+
+// Docs returns the doc comments of this package's types, read from the
+// embedded source, for apischema.Options.DocComments.
+var Docs = sync.OnceValues(func() (*apischema.DocComments, error) {
+	return apischema.ReadDocComments(source)
+})
+
 // CRD returns the CronJob CustomResourceDefinition with the schema options
-// given (apischema.NoDescriptions keeps it small enough for any apply
-// path).
+// given, described by the types' doc comments unless opts names its own
+// (apischema.NoDescriptions keeps it small enough for any apply path).
 func CRD(opts apischema.Options) (*unstructured.Unstructured, error) {
+	if opts.DocComments == nil {
+		docs, err := Docs()
+		if err != nil {
+			return nil, err
+		}
+		opts.DocComments = docs
+	}
 	d := Definition()
 	d.Schema = opts
 	return crd.Build(d)

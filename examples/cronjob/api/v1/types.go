@@ -1,7 +1,8 @@
 // Package v1 holds the API types of the CronJob example, the CronJob of
 // the kubebuilder book declared for kubego: the Go types are the whole
 // source of the CustomResourceDefinition (CRD builds it, no generated
-// file and no comment markers).
+// file and no comment markers). The schema's descriptions are the doc
+// comments of this file, which the package embeds (Docs).
 package v1
 
 import (
@@ -18,55 +19,42 @@ import (
 // GroupVersion is the group and version of these types.
 var GroupVersion = schema.GroupVersion{Group: "batch.tutorial.kubebuilder.io", Version: "v1"}
 
-// CronJob runs a Job on a schedule.
+// CronJob is the Schema for the cronjobs API
 type CronJob struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitzero"`
 
-	Spec   CronJobSpec   `json:"spec"`
+	// spec defines the desired state of CronJob
+	Spec CronJobSpec `json:"spec"`
+	// status defines the observed state of CronJob
 	Status CronJobStatus `json:"status,omitzero"`
 }
 
-// KubeSchema declares the descriptions of CronJob's schema.
-func (CronJob) KubeSchema() apischema.Declaration {
-	return apischema.Declaration{
-		Description: "CronJob is the Schema for the cronjobs API",
-		Fields: map[string]apischema.Field{
-			"Spec":   {Description: "spec defines the desired state of CronJob"},
-			"Status": {Description: "status defines the observed state of CronJob"},
-		},
-	}
-}
-
-// CronJobSpec is the desired state of a CronJob.
+// CronJobSpec defines the desired state of CronJob
 type CronJobSpec struct {
-	Schedule                   string                  `json:"schedule" kube:"minLength=0"`
-	StartingDeadlineSeconds    *int64                  `json:"startingDeadlineSeconds,omitempty" kube:"minimum=0"`
-	ConcurrencyPolicy          ConcurrencyPolicy       `json:"concurrencyPolicy,omitempty" kube:"default=Allow"`
-	Suspend                    *bool                   `json:"suspend,omitempty"`
-	JobTemplate                batchv1.JobTemplateSpec `json:"jobTemplate"`
-	SuccessfulJobsHistoryLimit *int32                  `json:"successfulJobsHistoryLimit,omitempty" kube:"minimum=0"`
-	FailedJobsHistoryLimit     *int32                  `json:"failedJobsHistoryLimit,omitempty" kube:"minimum=0"`
+	// schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.
+	Schedule string `json:"schedule" kube:"minLength=0"`
+	// startingDeadlineSeconds defines in seconds for starting the job if it
+	// misses scheduled time for any reason.  Missed jobs executions will be
+	// counted as failed ones.
+	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty" kube:"minimum=0"`
+	// concurrencyPolicy specifies how to treat concurrent executions of a Job.
+	ConcurrencyPolicy ConcurrencyPolicy `json:"concurrencyPolicy,omitempty" kube:"default=Allow"`
+	// suspend tells the controller to suspend subsequent executions, it does
+	// not apply to already started executions.  Defaults to false.
+	Suspend *bool `json:"suspend,omitempty"`
+	// jobTemplate defines the job that will be created when executing a
+	// CronJob.
+	JobTemplate batchv1.JobTemplateSpec `json:"jobTemplate"`
+	// successfulJobsHistoryLimit defines the number of successful finished
+	// jobs to retain.
+	SuccessfulJobsHistoryLimit *int32 `json:"successfulJobsHistoryLimit,omitempty" kube:"minimum=0"`
+	// failedJobsHistoryLimit defines the number of failed finished jobs to
+	// retain.
+	FailedJobsHistoryLimit *int32 `json:"failedJobsHistoryLimit,omitempty" kube:"minimum=0"`
 }
 
-// KubeSchema declares the descriptions of CronJobSpec's fields.
-func (CronJobSpec) KubeSchema() apischema.Declaration {
-	return apischema.Declaration{
-		Description: "CronJobSpec defines the desired state of CronJob",
-		Fields: map[string]apischema.Field{
-			"Schedule":                   {Description: "schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."},
-			"StartingDeadlineSeconds":    {Description: "startingDeadlineSeconds defines in seconds for starting the job if it misses scheduled time for any reason.  Missed jobs executions will be counted as failed ones."},
-			"ConcurrencyPolicy":          {Description: "concurrencyPolicy specifies how to treat concurrent executions of a Job."},
-			"Suspend":                    {Description: "suspend tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false."},
-			"JobTemplate":                {Description: "jobTemplate defines the job that will be created when executing a CronJob."},
-			"SuccessfulJobsHistoryLimit": {Description: "successfulJobsHistoryLimit defines the number of successful finished jobs to retain."},
-			"FailedJobsHistoryLimit":     {Description: "failedJobsHistoryLimit defines the number of failed finished jobs to retain."},
-		},
-	}
-}
-
-// ConcurrencyPolicy says how the job is handled when the previous one still
-// runs.
+// ConcurrencyPolicy describes how the job will be handled.
 type ConcurrencyPolicy string
 
 const (
@@ -82,29 +70,18 @@ const (
 
 // KubeSchema declares the values a ConcurrencyPolicy may take.
 func (ConcurrencyPolicy) KubeSchema() apischema.Declaration {
-	return apischema.Declaration{
-		Description: "ConcurrencyPolicy describes how the job will be handled.",
-		Tag:         "enum=Allow|Forbid|Replace",
-	}
+	return apischema.Declaration{Tag: "enum=Allow|Forbid|Replace"}
 }
 
-// CronJobStatus is the observed state of a CronJob.
+// CronJobStatus defines the observed state of CronJob.
 type CronJobStatus struct {
-	Active           []corev1.ObjectReference `json:"active,omitempty" kube:"listType=atomic;minItems=1;maxItems=10"`
-	LastScheduleTime *metav1.Time             `json:"lastScheduleTime,omitempty"`
-	Conditions       []metav1.Condition       `json:"conditions,omitempty" kube:"listType=map;listMapKeys=type"`
-}
-
-// KubeSchema declares the descriptions of CronJobStatus's fields.
-func (CronJobStatus) KubeSchema() apischema.Declaration {
-	return apischema.Declaration{
-		Description: "CronJobStatus defines the observed state of CronJob.",
-		Fields: map[string]apischema.Field{
-			"Active":           {Description: "active defines a list of pointers to currently running jobs."},
-			"LastScheduleTime": {Description: "lastScheduleTime defines when was the last time the job was successfully scheduled."},
-			"Conditions":       {Description: "conditions represent the current state of the CronJob resource."},
-		},
-	}
+	// active defines a list of pointers to currently running jobs.
+	Active []corev1.ObjectReference `json:"active,omitempty" kube:"listType=atomic;minItems=1;maxItems=10"`
+	// lastScheduleTime defines when was the last time the job was
+	// successfully scheduled.
+	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
+	// conditions represent the current state of the CronJob resource.
+	Conditions []metav1.Condition `json:"conditions,omitempty" kube:"listType=map;listMapKeys=type"`
 }
 
 // CronJobList is a list of CronJobs.
