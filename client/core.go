@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/internal/codec"
 	"github.com/kubego/kubego/rest"
 )
@@ -74,6 +77,8 @@ func (k core) request(ctx context.Context, verb string, pt types.PatchType, ns s
 	}
 	if k.ti.form != formScheme {
 		r = r.ContentType(rest.ContentTypeJSON)
+	} else {
+		r = r.Typed(k.newObject())
 	}
 	if k.ti.form == formMetadata {
 		r = r.Accept(AcceptMetadata)
@@ -133,8 +138,21 @@ func (k core) list(ctx context.Context, opts *metav1.ListOptions, yield func(run
 		listGVK = listKind(m.Kind)
 	}
 	if form == formScheme && !k.c.rest.Scheme().Recognizes(listGVK) {
-		form = formJSON
-		r = r.ContentType(rest.ContentTypeJSON)
+		if _, proto := k.newObject().(protoItem); !proto {
+			r = r.ContentType(rest.ContentTypeJSON)
+		}
+		// A built-in kind the program uses without the scheme: its list
+		// Go type is not linked, the items are read one by one, into the
+		// item type, which must be of the list's kind.
+		item := listGVK.GroupVersion().WithKind(strings.TrimSuffix(listGVK.Kind, "List"))
+		if !slices.Contains(k.c.rest.KindsOf(k.newObject()), item) {
+			return metav1.ListMeta{}, fmt.Errorf("client: %w: the items of %v do not decode into %v, and the rest client's scheme does not register %v", informer.ErrUnexpectedType, listGVK, k.ti.typ, listGVK)
+		}
+		lst := &itemList{}
+		if err := r.Do(ctx).Into(lst); err != nil {
+			return metav1.ListMeta{}, err
+		}
+		return lst.each(listGVK, k.newObject, yield)
 	}
 	switch form {
 	case formScheme:

@@ -30,7 +30,12 @@
 //	client.Register[*Widget](reg, schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}, true)
 //	c := client.New(rc, client.Options{Registry: reg})
 //
-// or, when the type is in the rest client's scheme, found through
+// Built-in kinds are recognised by their Go types (the rest client needs
+// no scheme for them, so a program links only the API groups it uses); a
+// list of one whose list type the scheme does not register is read item by
+// item, in protobuf.
+//
+// A type that is in the rest client's scheme only is found through
 // discovery by setting Options.Mapper to a *discovery.RESTMapper. A type
 // that cannot be mapped is not a panic: each call returns
 // *UnknownTypeError.

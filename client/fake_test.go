@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/rest"
 )
@@ -64,10 +66,17 @@ func newHTTPServer(t testing.TB, f *fakeServer) string {
 // newFake starts a fake server and a client on it.
 func newFake(t testing.TB, opts client.Options) (*fakeServer, *client.Client) {
 	t.Helper()
+	return newFakeScheme(t, opts, nil)
+}
+
+// newFakeScheme is newFake with a rest client decoding through sch (nil:
+// none named, the built-in kinds known by their Go types).
+func newFakeScheme(t testing.TB, opts client.Options, sch *runtime.Scheme) (*fakeServer, *client.Client) {
+	t.Helper()
 	f := &fakeServer{}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
-	rc, err := rest.NewClient(&rest.Config{Host: srv.URL, MaxRetries: -1})
+	rc, err := rest.NewClient(&rest.Config{Host: srv.URL, MaxRetries: -1, Scheme: sch})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/scheme"
 )
 
 func podList(w http.ResponseWriter, r *http.Request, _ []byte) {
@@ -89,8 +90,20 @@ func TestResourceListerWatcherRefusesItemsOfAnotherType(t *testing.T) {
 	// ConfigMaps, which a Pod ListerWatcher must not drop silently (the
 	// informer would take every Pod for deleted).
 	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
-	r := client.TypedMapping[*corev1.Pod](c, client.Mapping{Resource: gvr, Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Namespaced: true})
+	m := client.Mapping{Resource: gvr, Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Namespaced: true}
+	r := client.TypedMapping[*corev1.Pod](c, m)
 	res, err := r.Namespace("ns").ListerWatcher().List(context.Background(), metav1.ListOptions{})
+	// Without a scheme the client cannot make ConfigMaps: it refuses the
+	// list before decoding it.
+	if !errors.Is(err, informer.ErrUnexpectedType) {
+		t.Fatalf("List = %+v, %v; want an error wrapping informer.ErrUnexpectedType", res, err)
+	}
+
+	// With the scheme the items decode as ConfigMaps, refused by type.
+	f2, c2 := newFakeScheme(t, client.Options{}, scheme.Default())
+	f2.respond = f.respond
+	r = client.TypedMapping[*corev1.Pod](c2, m)
+	res, err = r.Namespace("ns").ListerWatcher().List(context.Background(), metav1.ListOptions{})
 	var te *informer.TypeError
 	if !errors.As(err, &te) || te.Got != reflect.TypeFor[*corev1.ConfigMap]() || te.Want != reflect.TypeFor[*corev1.Pod]() {
 		t.Fatalf("List = %+v, %v; want an *informer.TypeError", res, err)

@@ -14,9 +14,11 @@ import (
 type form int
 
 const (
-	// formScheme: the type is registered in the rest client's scheme; the
-	// rest client decodes it (protobuf for built-ins), and its list kind
-	// when registered (else lists are read as JSON).
+	// formScheme: the rest client knows the type's kind (its scheme
+	// registers it, or it is a built-in kind: rest.Client.KindsOf) and
+	// decodes it (protobuf for built-ins); lists are read into the list
+	// kind's Go type when the scheme registers it, else item by item
+	// (itemList), in protobuf when the items have protobuf methods.
 	formScheme form = iota
 	// formJSON: a Go type the scheme does not know (a CRD type); JSON only.
 	formJSON
@@ -55,7 +57,7 @@ type typeInfo struct {
 	builtin  bool // from the k8s.io/api table: strategic merge patch works
 	gk       schema.GroupKind
 	versions []string
-	listGVK  schema.GroupVersionKind // formScheme only
+	listGVK  schema.GroupVersionKind // formScheme only: the list kind of the type's kind
 	err      error
 }
 
@@ -76,21 +78,18 @@ func (c *Client) describe(t reflect.Type) *typeInfo {
 		return ti
 	}
 	obj, _ := reflect.New(t.Elem()).Interface().(runtime.Object)
-	sch := c.rest.Scheme()
 	var gvks []schema.GroupVersionKind
 	if obj != nil {
-		gvks, _, _ = sch.ObjectKinds(obj)
+		gvks = c.rest.KindsOf(obj)
 	}
 	ti.form = formJSON
 	if len(gvks) > 0 {
 		ti.form = formScheme
-		if sch.Recognizes(listKind(gvks[0])) {
-			ti.listGVK = listKind(gvks[0])
-		}
+		ti.listGVK = listKind(gvks[0])
 	}
 	if m, ok := c.registry.lookup(t); ok {
 		ti.mapping, ti.resolved = m, true
-		if ti.form == formScheme && sch.Recognizes(listKind(m.Kind)) {
+		if ti.form == formScheme {
 			ti.listGVK = listKind(m.Kind)
 		}
 		return ti
@@ -98,9 +97,7 @@ func (c *Client) describe(t reflect.Type) *typeInfo {
 	for _, gvk := range gvks {
 		if m, ok := Builtin(gvk); ok {
 			ti.mapping, ti.resolved, ti.builtin = m, true, true
-			if sch.Recognizes(listKind(gvk)) {
-				ti.listGVK = listKind(gvk)
-			}
+			ti.listGVK = listKind(gvk)
 			return ti
 		}
 	}

@@ -23,7 +23,6 @@ import (
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/rbac"
-	"github.com/kubego/kubego/scheme"
 	"github.com/kubego/kubego/workqueue"
 	"github.com/kubego/kubego/workqueue/promqueue"
 )
@@ -139,8 +138,9 @@ type Options struct {
 	// means Scheme alone, and an unknown type fails only at Start.
 	Kinds client.KindResolver
 	// Scheme finds the kind of the For type for Owns sources when Kinds
-	// is nil or does not know it. Nil means scheme.Default() (the built-in
-	// kinds).
+	// is nil or does not know it. Nil means the built-in kinds of
+	// k8s.io/api (as in scheme.Default(), recognised by their Go types, so
+	// that a controller links only the API groups it uses).
 	Scheme *runtime.Scheme
 	// Logger receives the controller's records. Nil means errors (failed
 	// reconciles, panics) and warnings go to slog.Default() and info
@@ -241,9 +241,6 @@ func New(factory *informer.Factory, opts Options) (*Controller, error) {
 	}
 	if opts.DrainTimeout == 0 {
 		opts.DrainTimeout = DefaultDrainTimeout
-	}
-	if opts.Scheme == nil {
-		opts.Scheme = scheme.Default()
 	}
 	var forType reflect.Type
 	var forGVR schema.GroupVersionResource

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/informer"
+	"github.com/kubego/kubego/internal/builtin"
 )
 
 // Source is where a Controller's Requests come from: [For], [Owns],
@@ -446,7 +447,7 @@ func zeroOf(t reflect.Type) runtime.Object {
 }
 
 // kindOf returns the group/kind of Go type t, from kinds (when set) or
-// else from sch.
+// else from sch (nil: the built-in kinds of k8s.io/api).
 func kindOf(kinds client.KindResolver, sch *runtime.Scheme, t reflect.Type) (schema.GroupKind, error) {
 	obj := zeroOf(t)
 	if obj == nil {
@@ -457,7 +458,13 @@ func kindOf(kinds client.KindResolver, sch *runtime.Scheme, t reflect.Type) (sch
 			return gvk.GroupKind(), nil
 		}
 	}
-	gvks, _, err := sch.ObjectKinds(obj)
+	var gvks []schema.GroupVersionKind
+	var err error
+	if sch != nil {
+		gvks, _, err = sch.ObjectKinds(obj)
+	} else {
+		gvks = builtin.KindsOf(t)
+	}
 	if err != nil || len(gvks) == 0 {
 		return schema.GroupKind{}, fmt.Errorf("%w: the kind of %s is neither in Options.Kinds nor in Options.Scheme; set Owns.OwnerKind", ErrUnknownKind, t)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -13,8 +14,8 @@ import (
 
 	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/builtin"
 	"github.com/kubego/kubego/internal/defaultlog"
-	"github.com/kubego/kubego/scheme"
 )
 
 // Defaults of Options.
@@ -43,7 +44,8 @@ type Options struct {
 	// TypeMeta (typed objects usually do not): a *client.Client knows the
 	// custom resource types of its registry too, and
 	// Manager.EventRecorder gives the Manager's. Nil means the built-in
-	// kinds of scheme.Default().
+	// kinds of k8s.io/api (those of scheme.Default(), recognised by their
+	// Go types).
 	Kinds client.KindResolver
 
 	// BufferSize bounds the new Events waiting to be created; beyond it
@@ -107,7 +109,7 @@ func (o Options) resolved() (Options, error) {
 		}
 	}
 	if o.Kinds == nil {
-		o.Kinds = schemeKinds{scheme.Default()}
+		o.Kinds = builtinKinds{}
 	}
 	o.Clock = clock.Or(o.Clock)
 	o.Logger = defaultlog.Or(o.Logger)
@@ -152,17 +154,15 @@ func (o Options) resolved() (Options, error) {
 	return o, nil
 }
 
-// schemeKinds is the KindResolver of a scheme: the first kind it knows
-// for the object's Go type.
-type schemeKinds struct{ s *runtime.Scheme }
+// builtinKinds is the KindResolver of the built-in kinds of k8s.io/api,
+// recognised by their Go types without linking package scheme: the first
+// kind of the object's Go type.
+type builtinKinds struct{}
 
-func (k schemeKinds) KindOf(obj runtime.Object) (schema.GroupVersionKind, error) {
-	kinds, _, err := k.s.ObjectKinds(obj)
-	if err != nil {
-		return schema.GroupVersionKind{}, err
-	}
+func (builtinKinds) KindOf(obj runtime.Object) (schema.GroupVersionKind, error) {
+	kinds := builtin.KindsOf(reflect.TypeOf(obj))
 	if len(kinds) == 0 {
-		return schema.GroupVersionKind{}, fmt.Errorf("no kind is registered for %T", obj)
+		return schema.GroupVersionKind{}, fmt.Errorf("no built-in kind is registered for %T", obj)
 	}
 	return kinds[0], nil
 }

@@ -4,9 +4,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
@@ -14,10 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/clock"
+	"github.com/kubego/kubego/internal/builtin"
 	"github.com/kubego/kubego/internal/codec/protodec"
 	"github.com/kubego/kubego/internal/defaultlog"
 	"github.com/kubego/kubego/internal/secret"
-	"github.com/kubego/kubego/scheme"
 )
 
 const (
@@ -35,8 +37,13 @@ type Client struct {
 	http *http.Client
 	// transport is the connection pool under http, shared with every
 	// client of equal transport settings.
-	transport   *http.Transport
-	scheme      *runtime.Scheme
+	transport *http.Transport
+	scheme    *runtime.Scheme
+	// builtins is set when the Config named no scheme: the built-in kinds
+	// of k8s.io/api are then recognised by their Go type (package
+	// internal/builtin) rather than registered in scheme, so that a
+	// program links only the groups it uses.
+	builtins    bool
 	json        *json.Serializer
 	proto       *protobuf.Serializer
 	params      runtime.ParameterCodec
@@ -120,7 +127,7 @@ func NewClient(cfg *Config) (*Client, error) {
 
 	s := cfg.Scheme
 	if s == nil {
-		s = scheme.Default()
+		s = metaScheme()
 	}
 	maxRetries := cfg.MaxRetries
 	switch {
@@ -134,6 +141,7 @@ func NewClient(cfg *Config) (*Client, error) {
 		transport:     baseRT,
 		http:          &http.Client{Transport: rt, CheckRedirect: checkRedirect},
 		scheme:        s,
+		builtins:      cfg.Scheme == nil,
 		json:          json.NewSerializerWithOptions(json.DefaultMetaFactory, s, s, json.SerializerOptions{}),
 		proto:         protobuf.NewSerializer(s, s),
 		params:        runtime.NewParameterCodec(s),
@@ -174,8 +182,55 @@ func staticSecrets(cfg *Config) []secret.Value {
 }
 
 // Scheme returns the type registry the client decodes with. It must not be
-// modified.
+// modified. For a Config that named no scheme it registers the meta/v1
+// types only (options, Status, watch events): the client then recognises the
+// built-in kinds of k8s.io/api by their Go types instead (KindsOf), so
+// that a program links only the API groups it uses.
 func (c *Client) Scheme() *runtime.Scheme { return c.scheme }
+
+// metaScheme is the scheme of a Config that names none: the meta/v1 types.
+var metaScheme = sync.OnceValue(func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	metav1.AddToGroupVersion(s, metaV1)
+	return s
+})
+
+// KindsOf returns the kinds the client sends and decodes obj's Go type as:
+// those of the client's scheme, else, for a client whose Config named no
+// scheme, those of a built-in kind of k8s.io/api. It returns nil for a
+// type the client does not know (it then travels as JSON, as is).
+func (c *Client) KindsOf(obj runtime.Object) []schema.GroupVersionKind {
+	if obj == nil {
+		return nil
+	}
+	if gvks, _, err := c.scheme.ObjectKinds(obj); err == nil && len(gvks) > 0 {
+		return gvks
+	}
+	if !c.builtins {
+		return nil
+	}
+	if _, ok := obj.(runtime.Unstructured); ok {
+		return nil
+	}
+	return builtin.KindsOf(reflect.TypeOf(obj))
+}
+
+// builtinOnly returns the kinds of obj's Go type when the client knows it
+// from the table of built-in kinds but its scheme does not (a client whose
+// Config named no scheme), else nil. The decoders check such an object's
+// kind themselves, where the scheme's serializers would take any body.
+func (c *Client) builtinOnly(obj runtime.Object) []schema.GroupVersionKind {
+	if !c.builtins || obj == nil {
+		return nil
+	}
+	if _, ok := obj.(runtime.Unstructured); ok {
+		return nil
+	}
+	if _, _, err := c.scheme.ObjectKinds(obj); err == nil {
+		return nil
+	}
+	return builtin.KindsOf(reflect.TypeOf(obj))
+}
 
 // Verb starts a request with the given HTTP method.
 func (c *Client) Verb(method string) *Request {
@@ -212,8 +267,8 @@ const metaPkg = "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // isProtoGV reports whether gv is registered in the client's scheme with
 // types that can be sent in protobuf (the built-in kinds do; CRD Go types
-// added to a custom scheme do not). meta/v1 option types, registered in every
-// group/version, are ignored.
+// added to a custom scheme do not). meta/v1 option types,
+// registered in every group/version, are ignored.
 func (c *Client) isProtoGV(gv schema.GroupVersion) bool {
 	if v, ok := c.protoGVs.Load(gv); ok {
 		return v.(bool)

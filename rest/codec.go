@@ -79,6 +79,9 @@ func (c *Client) decode(body []byte, ct string, into runtime.Object) error {
 			}
 			return nil
 		}
+		if kinds := c.builtinOnly(into); kinds != nil {
+			return c.decodeBuiltinJSON(body, mt, into, kinds)
+		}
 		out, _, err = c.json.Decode(body, nil, into)
 	case mt == mediaProtobuf:
 		if u, ok := into.(runtime.Unstructured); ok {
@@ -127,7 +130,7 @@ func (c *Client) protoIntoUnstructured(body []byte, into runtime.Unstructured) e
 // and given one (preferring gv), so callers' objects are never modified.
 func (c *Client) encode(obj runtime.Object, proto bool, gv schema.GroupVersion) ([]byte, string, error) {
 	registered := false
-	if gvks, _, err := c.scheme.ObjectKinds(obj); err == nil && len(gvks) > 0 {
+	if gvks := c.KindsOf(obj); len(gvks) > 0 {
 		if _, isUnstructured := obj.(runtime.Unstructured); !isUnstructured {
 			registered = true
 			if obj.GetObjectKind().GroupVersionKind().Empty() {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 func TestDisableCompressionStopsAskingForGzip(t *testing.T) {
@@ -73,7 +74,7 @@ func TestWatchReportsWhetherTheServerCompressesIt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := c.Get().Namespace("n").Resource("configmaps").Watch(t.Context(), nil)
+			w, err := c.Get().Namespace("n").Resource("configmaps").Watch(t.Context(), func() runtime.Object { return &corev1.ConfigMap{} })
 			if err != nil {
 				t.Fatal(err)
 			}

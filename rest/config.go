@@ -134,9 +134,13 @@ type Config struct {
 	PingTimeout        time.Duration
 
 	// Scheme is the type registry used for content negotiation, decoding and
-	// parameter encoding. Nil means scheme.Default(), the built-in kinds. A
-	// group/version is sent in protobuf (under ContentTypeAuto) only when it
-	// is registered here and its types implement protobuf marshalling.
+	// parameter encoding. Nil means the meta/v1 types, with the built-in
+	// kinds of k8s.io/api known by their Go types (Client.KindsOf) instead
+	// of registered, so that a program links only the groups it uses;
+	// scheme.Default() registers every built-in kind. A group/version is
+	// sent in protobuf (under ContentTypeAuto) when it is registered here
+	// and its types implement protobuf marshalling, or, with a nil Scheme,
+	// when the request is Typed with a built-in Go type.
 	Scheme *runtime.Scheme
 
 	// Limits bound what a server (a hostile one, or a proxy gone wrong) can

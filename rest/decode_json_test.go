@@ -102,6 +102,16 @@ func TestJSONDecodeMatchesTheSerializer(t *testing.T) {
 			if gotErr == nil && !reflect.DeepEqual(fast, slow) {
 				t.Fatalf("decoded\n%#v\nthe serializer decoded\n%#v", fast, slow)
 			}
+			// A client that names no scheme knows the built-in kinds by
+			// their Go types and must decide the same.
+			byType := tc.into()
+			typeErr := testDefaultClient.decode([]byte(tc.body), "application/json", byType)
+			if got, want := outcome(typeErr), outcome(gotErr); got != want {
+				t.Fatalf("decode without a scheme: %s (%v), with the scheme: %s (%v)", got, typeErr, want, gotErr)
+			}
+			if typeErr == nil && !reflect.DeepEqual(byType, fast) {
+				t.Fatalf("decoded without a scheme\n%#v\nwith the scheme\n%#v", byType, fast)
+			}
 		})
 	}
 }

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"fmt"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -25,6 +26,9 @@ import (
 func (c *Client) decodeProtobufInto(body []byte, into runtime.Object) error {
 	if handled, err := c.decodeProtoInto(body, into, nil); handled {
 		return err
+	}
+	if kinds := c.builtinOnly(into); kinds != nil {
+		return c.decodeBuiltinProtobuf(body, into, kinds)
 	}
 	unregistered := len(c.protoKinds(into)) == 0
 	if unregistered {
@@ -95,4 +99,27 @@ func (c *Client) otherKind(mt string, out, into runtime.Object) error {
 		return statusErrorFrom(st, 0)
 	}
 	return &DecodeError{ContentType: mt, Err: fmt.Errorf("server sent %s, which does not decode into %T", kindOf(out), into)}
+}
+
+// decodeBuiltinProtobuf is decodeProtobufInto's generic path for a built-in
+// kind the client's scheme does not register (see Client.builtinOnly): the
+// body decodes into into only when its envelope names one of kinds; a
+// failure Status is an *apierrors.StatusError, anything else a
+// *DecodeError.
+func (c *Client) decodeBuiltinProtobuf(body []byte, into runtime.Object, kinds []schema.GroupVersionKind) error {
+	out, gvk, err := c.proto.Decode(body, nil, nil)
+	if err == nil {
+		return c.otherKind(mediaProtobuf, out, into)
+	}
+	if gvk == nil {
+		return &DecodeError{ContentType: mediaProtobuf, Err: err}
+	}
+	if !slices.Contains(kinds, *gvk) {
+		return &DecodeError{ContentType: mediaProtobuf, Err: fmt.Errorf("server sent %v, which does not decode into %T", *gvk, into)}
+	}
+	if _, _, err := c.proto.Decode(body, nil, into); err != nil {
+		return &DecodeError{ContentType: mediaProtobuf, Err: err}
+	}
+	into.GetObjectKind().SetGroupVersionKind(*gvk)
+	return nil
 }

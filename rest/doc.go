@@ -73,13 +73,19 @@
 // # Wire formats
 //
 // Under [ContentTypeAuto] (the default) a request for a built-in
-// group/version (one registered in Config.Scheme, by default every kind of
-// k8s.io/api) asks for protobuf with JSON as fallback, and sends create and
-// update bodies in protobuf; everything else (custom resources, raw paths,
-// patches) uses JSON. Responses are decoded by their own Content-Type, so a
+// group/version asks for protobuf with JSON as fallback, and sends create
+// and update bodies in protobuf; everything else (custom resources, raw
+// paths, patches) uses JSON. A group/version is built-in when
+// Config.Scheme registers protobuf types for it, or, for a Config without
+// a Scheme, when the request is [Request.Typed] with a built-in Go type:
+// such a Config registers the meta/v1 types only and knows the kinds of
+// k8s.io/api by their Go types ([Client.KindsOf]), so that a program links
+// only the API groups it uses (set Config.Scheme to scheme.Default() for
+// every kind). Responses are decoded by their own Content-Type, so a
 // server that answers JSON is understood either way. [Result.Into] decodes
-// into registered types, into Go types the scheme does not know (CRD types,
-// from JSON), and into unstructured objects (from either format).
+// into registered and built-in types, into Go types the scheme does not
+// know (CRD types, from JSON), and into unstructured objects (from JSON,
+// or from protobuf for kinds the scheme registers).
 //
 // # Errors
 //

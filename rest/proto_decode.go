@@ -84,17 +84,14 @@ func (c *Client) unmarshalProto(raw []byte, m protoMessage, into runtime.Object,
 	return nil
 }
 
-// protoKinds returns the kinds into's Go type is registered as, cached per
-// type.
+// protoKinds returns the kinds into's Go type is registered as (KindsOf),
+// cached per type.
 func (c *Client) protoKinds(into runtime.Object) []protoKind {
 	t := reflect.TypeOf(into)
 	if v, ok := c.kinds.Load(t); ok {
 		return v.([]protoKind)
 	}
-	gvks, _, err := c.scheme.ObjectKinds(into)
-	if err != nil {
-		gvks = nil
-	}
+	gvks := c.KindsOf(into)
 	kinds := make([]protoKind, 0, len(gvks))
 	for _, g := range gvks {
 		kinds = append(kinds, protoKind{apiVersion: g.GroupVersion().String(), gvk: g})

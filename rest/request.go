@@ -9,15 +9,18 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
 	pathvalidation "k8s.io/apimachinery/pkg/api/validation/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/conversion/queryparams"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubego/kubego/internal/builtin"
 	"github.com/kubego/kubego/internal/codec"
 )
 
@@ -44,7 +47,9 @@ type Request struct {
 	timeout time.Duration
 	ct      ContentType
 	ctSet   bool
-	accept  string
+	// typed: the response decodes into a protobuf-capable Go type (Typed).
+	typed  bool
+	accept string
 
 	body     any // nil, runtime.Object, []byte or io.Reader
 	bodyJSON bool
@@ -172,6 +177,11 @@ func (r *Request) Params(opts runtime.Object) *Request {
 		vals, err = r.c.params.EncodeParameters(opts, metaV1)
 		if err != nil && r.version != "" {
 			vals, err = r.c.params.EncodeParameters(opts, schema.GroupVersion{Group: r.group, Version: r.version})
+		}
+		if err != nil && slices.ContainsFunc(r.c.builtinOnly(opts), func(k schema.GroupVersionKind) bool { return k.GroupVersion() == r.groupVersion() }) {
+			// A built-in option kind of the request's own group/version
+			// (corev1.PodLogOptions …) needs no conversion.
+			vals, err = queryparams.Convert(opts)
 		}
 		if err != nil {
 			return r.fail("encoding parameters %T: %v", opts, err)
@@ -348,7 +358,21 @@ func (r *Request) wantsProtobuf() bool {
 	if r.absSet {
 		return false
 	}
-	return r.c.isProtoGV(r.groupVersion())
+	gv := r.groupVersion()
+	return r.c.isProtoGV(gv) || (r.typed && r.c.builtins && builtin.IsGroupVersion(gv))
+}
+
+// Typed tells the request that its response is decoded into objects of
+// obj's Go type. Under ContentTypeAuto, a client whose Config named no
+// scheme then negotiates protobuf for a built-in kind it knows by its Go
+// type only (Client.KindsOf); without it such a request asks for JSON,
+// which decodes into any target (an *unstructured.Unstructured, or a type
+// made by the scheme). Watch calls it with newObject's object.
+func (r *Request) Typed(obj runtime.Object) *Request {
+	if _, ok := obj.(protoMessage); ok && !isNil(obj) {
+		r.typed = true
+	}
+	return r
 }
 
 // encodedBody is a request body ready to send.

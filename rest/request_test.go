@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubego/kubego/internal/codec/wire"
+
+	"github.com/kubego/kubego/scheme"
 )
 
 func TestRequestURLBuildsKubernetesPaths(t *testing.T) {
@@ -104,7 +106,16 @@ type captured struct {
 	body         []byte
 }
 
+// captureServer serves respBody and records the request; its client
+// decodes through the scheme of every built-in kind.
 func captureServer(t *testing.T, status int, ct string, respBody []byte) (*Client, *captured) {
+	t.Helper()
+	return captureServerWith(t, status, ct, respBody, func(cfg *Config) { cfg.Scheme = scheme.Default() })
+}
+
+// captureServerWith is captureServer with the client's Config changed by
+// mod (nil: as NewClient's defaults have it).
+func captureServerWith(t *testing.T, status int, ct string, respBody []byte, mod func(*Config)) (*Client, *captured) {
 	t.Helper()
 	got := &captured{}
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -118,7 +129,7 @@ func captureServer(t *testing.T, status int, ct string, respBody []byte) (*Clien
 		w.WriteHeader(status)
 		_, _ = w.Write(respBody)
 	})
-	c, _ := newTestClient(t, srv, nil)
+	c, _ := newTestClient(t, srv, mod)
 	return c, got
 }
 

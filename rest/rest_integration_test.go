@@ -74,8 +74,10 @@ func TestConfigMapLifecycleAgainstAPIServer(t *testing.T) {
 			ns := newNamespace(t, c)
 			cms := func() *rest.Request { return c.Get().Namespace(ns).Resource("configmaps") }
 
+			// The requests say what they decode into: a Config without a
+			// Scheme negotiates protobuf for typed requests only.
 			var list corev1.ConfigMapList
-			res := cms().Do(ctx)
+			res := cms().Typed(&list).Do(ctx)
 			if err := res.Into(&list); err != nil {
 				t.Fatalf("list: %v", err)
 			}
@@ -95,7 +97,7 @@ func TestConfigMapLifecycleAgainstAPIServer(t *testing.T) {
 			// Create.
 			var created corev1.ConfigMap
 			in := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}, Data: map[string]string{"a": "1"}}
-			res = c.Post().Namespace(ns).Resource("configmaps").Body(in).Params(&metav1.CreateOptions{FieldManager: "rest-test"}).Do(ctx)
+			res = c.Post().Namespace(ns).Resource("configmaps").Body(in).Params(&metav1.CreateOptions{FieldManager: "rest-test"}).Typed(&created).Do(ctx)
 			if err := res.Into(&created); err != nil {
 				t.Fatalf("create: %v", err)
 			}

@@ -53,6 +53,9 @@ var _ watch.Interface = (*WatchStream)(nil)
 // empty object), ends the stream with a *DecodeError; no partial object is
 // ever delivered.
 func (r *Request) Watch(ctx context.Context, newObject func() runtime.Object) (*WatchStream, error) {
+	if newObject != nil {
+		r.Typed(newObject())
+	}
 	wctx, cancel := withTimeout(ctx, r.timeout)
 	resp, err := r.send(wctx, true)
 	if err != nil {

@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubego/kubego/scheme"
 )
 
 func testCM(name, rv string) *corev1.ConfigMap {
@@ -36,7 +38,18 @@ func cmJSON(name, rv string) string {
 	return `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `","namespace":"n","resourceVersion":"` + rv + `"},"data":{"k":"` + name + `"}}`
 }
 
+// testCodecClient decodes through the scheme of every built-in kind, as the
+// serializers it is compared with do; testDefaultClient names no scheme and
+// knows the built-in kinds by their Go types.
 var testCodecClient = func() *Client {
+	c, err := NewClient(&Config{Host: "https://x", Scheme: scheme.Default()})
+	if err != nil {
+		panic(err)
+	}
+	return c
+}()
+
+var testDefaultClient = func() *Client {
 	c, err := NewClient(&Config{Host: "https://x"})
 	if err != nil {
 		panic(err)
@@ -78,7 +91,7 @@ func streamServer(t *testing.T, ct string, body []byte) *Client {
 		w.WriteHeader(200)
 		_, _ = w.Write(body)
 	})
-	c, _ := newTestClient(t, srv, func(cfg *Config) { cfg.Limits.MaxFrameBytes = 4096 })
+	c, _ := newTestClient(t, srv, func(cfg *Config) { cfg.Limits.MaxFrameBytes = 4096; cfg.Scheme = scheme.Default() })
 	return c
 }
 

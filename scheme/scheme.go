@@ -6,6 +6,7 @@
 package scheme
 
 //go:generate go run ../internal/gen/schemegen
+//go:generate go run ./internal/kindgen
 
 import (
 	"sync"
