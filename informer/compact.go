@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sync/atomic"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubego/kubego/internal/codec/protodec"
@@ -66,12 +67,15 @@ type packer[T Object] struct {
 	gvk atomic.Pointer[schema.GroupVersionKind]
 }
 
-// newPacker returns the packer of T, or nil when T has no protobuf
-// encoding (custom resources' Go types, unstructured objects): those
-// stay decoded.
+// newPacker returns the packer of T, or nil when T stays decoded: types
+// without a protobuf encoding (custom resources' Go types, unstructured
+// objects), and PartialObjectMetadata, whose decoded form (its label and
+// annotation maps shared between objects) is about as small as its
+// encoding, so packing it would add a decode per read and an encode per
+// event for nothing.
 func newPacker[T Object]() *packer[T] {
 	t := reflect.TypeFor[T]()
-	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || t.Elem() == reflect.TypeFor[metav1.PartialObjectMetadata]() {
 		return nil
 	}
 	if !t.Implements(reflect.TypeFor[protoMarshaler]()) || !t.Implements(reflect.TypeFor[protoUnmarshaler]()) {

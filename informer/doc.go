@@ -137,7 +137,7 @@
 // keeps objects in one of two forms.
 //
 // Compact, the default for every type with a protobuf encoding (the
-// built-in kinds and PartialObjectMetadata): each object is kept as its
+// built-in kinds): each object is kept as its
 // protobuf encoding, a few times smaller than the decoded structs, and
 // decoded on every read. Labels are matched on the bytes, so a List with a
 // selector decodes only what matches; the namespace, name and
@@ -155,7 +155,9 @@
 // object in it.
 //
 // Decoded, for types without a protobuf encoding (custom resources' Go
-// types, unstructured objects) and for any type with Options.Decoded
+// types, unstructured objects), for PartialObjectMetadata (its decoded
+// form, maps shared, is about as small as its encoding) and for any type
+// with Options.Decoded
 // (SharedOptions.Decoded): the objects are kept as Go structs, shared by
 // every reader, and reads cost nothing but are read-only. Choose it for a
 // reader or handler that goes through the whole cache often (a List of

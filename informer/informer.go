@@ -59,8 +59,8 @@ type Options[T Object] struct {
 	DisableSharing bool
 	// Decoded keeps cached objects as decoded Go structs shared by every
 	// reader, instead of the default compact form. By default an informer
-	// of a type with a protobuf encoding (every built-in kind, and
-	// PartialObjectMetadata) keeps each cached object as that encoding
+	// of a type with a protobuf encoding (every built-in kind) keeps each
+	// cached object as that encoding
 	// (without managedFields unless KeepManagedFields) and decodes it on
 	// every read: Get, List, the Lister, a Reader and each handler's
 	// callbacks receive an object that nothing else holds, so a caller may
@@ -73,7 +73,8 @@ type Options[T Object] struct {
 	// cost no decode, but hand out shared objects that must not be
 	// modified (Sharing and mutation detection apply to decoded caches
 	// only). Types without a protobuf encoding (custom resources' Go types,
-	// unstructured objects) are always kept decoded.
+	// unstructured objects) and PartialObjectMetadata (about as small
+	// decoded, with its maps shared, as encoded) are always kept decoded.
 	Decoded bool
 	// MutationDetection: see [MutationDetection]. The zero value is DetectAuto.
 	MutationDetection MutationDetection
