@@ -285,6 +285,9 @@ func run(ctx context.Context, o options) error {
 	rep.finish()
 	if o.only != "" {
 		rep.keep(filepath.Join(o.out, "latest.json"))
+		// Kept scale rows of counts this run did not measure are shown
+		// as -render shows them.
+		rep.registerRows()
 	}
 	fmt.Print(rep.table())
 	if err := rep.write(o.out); err != nil {
