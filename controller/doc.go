@@ -105,10 +105,13 @@
 //   - Tombstones (DeletedFinalStateUnknown): deletes arrive as objects
 //     (Event.FinalStateUnknown tells a delete noticed by a relist), and
 //     Reconcile only ever sees a Request.
-//   - Mutating cached objects: objects from the cache are shared and
-//     read-only; under go test the informer's mutation detector reports a
-//     change, naming the object and field. Write through a patch or
-//     server-side apply computed from the desired state, or DeepCopy first.
+//   - Mutating cached objects: a built-in kind's cache is compact by
+//     default, so each read is the caller's own object and may be
+//     modified; objects of a custom resource's Go type (or of a type
+//     declared Decoded) are shared and read-only, and under go test the
+//     informer's mutation detector reports a change, naming the object and
+//     field. Write through a patch or server-side apply computed from the
+//     desired state, or DeepCopy first.
 //   - Retry limits that are too aggressive: retries use per-Request
 //     exponential backoff (5ms doubling to 1000s) under an overall bucket
 //     (10/s, burst 100), so a failing object is retried forever but
