@@ -43,8 +43,8 @@ func TestIntegrationCachedObjectsShareValues(t *testing.T) {
 		name string
 		opts informer.SharedOptions
 	}{
-		{"shared while decoding", informer.SharedOptions{Namespace: ns}},
-		{"shared after a transform", informer.SharedOptions{Namespace: ns, Transform: func(o informer.Object) informer.Object { return o }}},
+		{"shared while decoding", informer.SharedOptions{Namespace: ns, Decoded: true}},
+		{"shared after a transform", informer.SharedOptions{Namespace: ns, Decoded: true, Transform: func(o informer.Object) informer.Object { return o }}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
