@@ -447,6 +447,12 @@ func skip(t reflect.Type) bool {
 		// the RoundTrippers around them are this module's.
 		return t.Name() == "Transport" || !ast.IsExported(t.Name())
 	}
+	if pkg == "crypto/tls" && t.Name() == "Conn" {
+		// A live TLS connection: its state is changed by net/http's
+		// goroutines; the credentials it was made with are printed from
+		// the tls.Config and certificates that hold them.
+		return true
+	}
 	if pkg == "github.com/kubego/kubego/internal/secret" {
 		return true // the one holder of credentials, printed as [redacted]
 	}
@@ -505,6 +511,17 @@ func concurrent(f reflect.Value) bool {
 	if t == reflect.TypeFor[*http.Transport]() || t == reflect.TypeFor[context.Context]() {
 		return true
 	}
+	if t == reflect.TypeFor[http.RoundTripper]() {
+		// The next RoundTripper of a chain ends in net/http's connection
+		// pool; fmt would follow it there (a %s of a pointer prints what
+		// it points to). walk visits each link of the chain on its own.
+		return true
+	}
+	if t.PkgPath() == "sync/atomic" && t.Kind() == reflect.Struct && !strings.HasPrefix(t.Name(), "Pointer") && t.Name() != "Value" {
+		// A counter or flag that connection goroutines change: no
+		// credential fits in it, and reading it plainly would race.
+		return true
+	}
 	if t.Kind() != reflect.Interface || f.IsNil() {
 		return false
 	}
@@ -512,7 +529,7 @@ func concurrent(f reflect.Value) bool {
 	if d.Kind() == reflect.Pointer {
 		d = d.Elem()
 	}
-	return d.PkgPath() == "context" || (d.PkgPath() == "net/http" && (d.Name() == "Transport" || !ast.IsExported(d.Name())))
+	return d.PkgPath() == "context" || (d.PkgPath() == "net/http" && (d.Name() == "Transport" || !ast.IsExported(d.Name()))) || (d.PkgPath() == "crypto/tls" && d.Name() == "Conn") || (d.PkgPath() == "net" && !ast.IsExported(d.Name()))
 }
 
 // usable returns v without the read-only mark of unexported fields, so
