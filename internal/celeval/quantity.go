@@ -69,8 +69,9 @@ func quantityFunctions() []cel.EnvOption {
 			return f(q)
 		})))
 	}
-	binary := func(name string, out *cel.Type, f func(a, b resource.Quantity) ref.Val) cel.EnvOption {
-		return cel.Function(name, cel.MemberOverload("quantity_"+name+"_quantity", []*cel.Type{quantityType, quantityType}, out, cel.BinaryBinding(func(a, b ref.Val) ref.Val {
+	// both calls f with the two quantities of a quantity-quantity overload.
+	both := func(f func(a, b resource.Quantity) ref.Val) func(a, b ref.Val) ref.Val {
+		return func(a, b ref.Val) ref.Val {
 			x, err := quantityOf(a)
 			if err != nil {
 				return err
@@ -80,7 +81,10 @@ func quantityFunctions() []cel.EnvOption {
 				return err
 			}
 			return f(x, y)
-		})))
+		}
+	}
+	binary := func(name string, out *cel.Type, f func(a, b resource.Quantity) ref.Val) cel.EnvOption {
+		return cel.Function(name, cel.MemberOverload("quantity_"+name+"_quantity", []*cel.Type{quantityType, quantityType}, out, cel.BinaryBinding(both(f))))
 	}
 	arith := func(name string, sign int64) cel.EnvOption {
 		apply := func(a, b resource.Quantity) ref.Val {
@@ -93,17 +97,7 @@ func quantityFunctions() []cel.EnvOption {
 			return quantityValue{out}
 		}
 		return cel.Function(name,
-			cel.MemberOverload("quantity_"+name+"_quantity", []*cel.Type{quantityType, quantityType}, quantityType, cel.BinaryBinding(func(a, b ref.Val) ref.Val {
-				x, err := quantityOf(a)
-				if err != nil {
-					return err
-				}
-				y, err := quantityOf(b)
-				if err != nil {
-					return err
-				}
-				return apply(x, y)
-			})),
+			cel.MemberOverload("quantity_"+name+"_quantity", []*cel.Type{quantityType, quantityType}, quantityType, cel.BinaryBinding(both(apply))),
 			cel.MemberOverload("quantity_"+name+"_int", []*cel.Type{quantityType, cel.IntType}, quantityType, cel.BinaryBinding(func(a, b ref.Val) ref.Val {
 				x, err := quantityOf(a)
 				if err != nil {
