@@ -3,7 +3,9 @@ package informer
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"sync/atomic"
+	"unsafe"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -18,18 +20,17 @@ import (
 // object is stored (the values of declared indexes) or read in place from
 // the bytes (namespace, name, resourceVersion, labels).
 
-// packed is one object held in its encoded form. It never changes once
-// made: readers decode it concurrently and alias its bytes.
-type packed struct {
-	raw []byte
-	// vals holds the object's values of each declared index (other than
-	// NamespaceIndex), computed when it was stored; nil without indexers.
+// prepared is an encoded object with its values of the declared indexes
+// (other than NamespaceIndex), computed when it was encoded; vals is nil
+// without indexers.
+type prepared struct {
+	pk   packed
 	vals map[string][]string
 }
 
 // rv returns the stored object's resourceVersion, aliasing p's bytes.
-func (p *packed) rv() string {
-	_, _, rv, ok := wire.Identity(p.raw)
+func (p packed) rv() string {
+	_, _, rv, ok := wire.Identity(p.raw())
 	if !ok {
 		return ""
 	}
@@ -37,13 +38,49 @@ func (p *packed) rv() string {
 }
 
 // hasRV reports whether the stored object's resourceVersion is rv.
-func (p *packed) hasRV(rv string) bool {
-	_, _, held, ok := wire.Identity(p.raw)
+func (p packed) hasRV(rv string) bool {
+	_, _, held, ok := wire.Identity(p.raw())
 	return ok && rv != "" && string(held) == rv
 }
 
+// key returns the stored object's namespace and name, viewing p's bytes.
+// The encoding was made by Marshal, which writes fields in ascending
+// order: metadata first, and in it name (1) and namespace (3) before the
+// rest.
+func (p packed) key() Key {
+	b := p.raw()
+	var meta []byte
+	for len(b) > 0 && meta == nil {
+		num, wt, val, rest, err := wire.Field(b)
+		if err != nil {
+			return Key{}
+		}
+		if num == 1 && wt == wire.Bytes {
+			meta = val
+		}
+		b = rest
+	}
+	var k Key
+	for len(meta) > 0 {
+		num, wt, val, rest, err := wire.Field(meta)
+		if err != nil || num > 3 {
+			break
+		}
+		if wt == wire.Bytes {
+			switch num {
+			case 1:
+				k.Name = unsafe.String(unsafe.SliceData(val), len(val))
+			case 3:
+				k.Namespace = unsafe.String(unsafe.SliceData(val), len(val))
+			}
+		}
+		meta = rest
+	}
+	return k
+}
+
 // labels returns the stored object's labels, read in place.
-func (p *packed) labels() wire.Labels { return wire.Labels(p.raw) }
+func (p packed) labels() wire.Labels { return wire.Labels(p.raw()) }
 
 // protoMarshaler and protoUnmarshaler are the generated protobuf methods of
 // the types of k8s.io/api.
@@ -52,6 +89,13 @@ type protoMarshaler interface {
 }
 type protoUnmarshaler interface {
 	Unmarshal([]byte) error
+}
+
+// protoSizer is the generated pair that encodes into a buffer of the
+// exact size, written back to front.
+type protoSizer interface {
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
 }
 
 // packer encodes and decodes the objects of one compact store. A nil
@@ -65,6 +109,8 @@ type packer[T Object] struct {
 	// object: the encoding does not carry it. Set from the first object
 	// that has one.
 	gvk atomic.Pointer[schema.GroupVersionKind]
+	// ar holds the encodings of the store this packer serves.
+	ar arena
 }
 
 // newPacker returns the packer of T, or nil when T stays decoded: types
@@ -86,32 +132,83 @@ func newPacker[T Object]() *packer[T] {
 	return p
 }
 
-// pack encodes obj, computing its index values with idx.
-func (p *packer[T]) pack(obj T, idx map[string]IndexFunc[T]) (*packed, error) {
-	raw, err := any(obj).(protoMarshaler).Marshal()
+// pack encodes obj into the arena, computing its index values with idx.
+func (p *packer[T]) pack(obj T, idx map[string]IndexFunc[T]) (prepared, error) {
+	pk, err := p.encode(obj, true)
 	if err != nil {
-		return nil, fmt.Errorf("encoding %s for the compact cache: %w", KeyOf(obj), err)
+		return prepared{}, err
 	}
 	if p.gvk.Load() == nil {
 		if gvk := obj.GetObjectKind().GroupVersionKind(); !gvk.Empty() {
 			p.gvk.CompareAndSwap(nil, &gvk)
 		}
 	}
-	pk := &packed{raw: raw}
+	pr := prepared{pk: pk}
 	for name, fn := range idx {
 		if fn == nil {
 			continue
 		}
-		if pk.vals == nil {
-			pk.vals = make(map[string][]string, len(idx))
+		if pr.vals == nil {
+			pr.vals = make(map[string][]string, len(idx))
 		}
-		pk.vals[name] = fn(obj)
+		pr.vals[name] = fn(obj)
 	}
-	return pk, nil
+	return pr, nil
+}
+
+// encode returns obj's encoding, placed in the arena when inArena is set
+// (else in an allocation of its own: the final state of a deleted object,
+// which only handlers will read).
+func (p *packer[T]) encode(obj T, inArena bool) (packed, error) {
+	if m, ok := any(obj).(protoSizer); ok && inArena {
+		if n := m.Size(); n >= 0 && n < soloMin {
+			pk, w, err := func() (packed, int, error) {
+				p.ar.mu.Lock()
+				defer p.ar.mu.Unlock()
+				pk := p.ar.alloc(n)
+				w, err := m.MarshalToSizedBuffer(pk.raw())
+				return pk, w, err
+			}()
+			if err == nil && w != n {
+				err = fmt.Errorf("encoded %d bytes of %d", w, n)
+			}
+			if err != nil {
+				return packed{}, fmt.Errorf("encoding %s for the compact cache: %w", KeyOf(obj), err)
+			}
+			return pk, nil
+		}
+	}
+	raw, err := any(obj).(protoMarshaler).Marshal()
+	switch {
+	case err != nil:
+		return packed{}, fmt.Errorf("encoding %s for the compact cache: %w", KeyOf(obj), err)
+	case uint64(len(raw)) >= 1<<32:
+		return packed{}, fmt.Errorf("encoding %s for the compact cache: %d bytes", KeyOf(obj), len(raw))
+	case !inArena || len(raw) >= soloMin:
+		return solo(raw), nil
+	}
+	p.ar.mu.Lock()
+	defer p.ar.mu.Unlock()
+	return p.ar.copyIn(raw), nil
+}
+
+// indexValuesOf returns fn's values for obj, a decoding that aliases the
+// arena: they are copied, so that an index value never keeps a chunk the
+// store has let go.
+func indexValuesOf[T Object](fn IndexFunc[T], obj T) []string {
+	vals := fn(obj)
+	if vals == nil {
+		return nil
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = strings.Clone(v)
+	}
+	return out
 }
 
 // unpack decodes pk into a new object that nothing else holds.
-func (p *packer[T]) unpack(pk *packed) T {
+func (p *packer[T]) unpack(pk packed) T {
 	obj := reflect.New(p.elem).Interface().(T)
 	// The bytes were made by Marshal from an object that was valid, so
 	// decoding them cannot fail short of a bug in a codec (protodec's
@@ -120,9 +217,9 @@ func (p *packer[T]) unpack(pk *packed) T {
 	if p.plan {
 		// The strings view pk's bytes, which never change: a read
 		// allocates only the object's structs, slices and maps.
-		_, _ = p.dec.Unmarshal(pk.raw, obj, protodec.Alias{})
+		_, _ = p.dec.Unmarshal(pk.raw(), obj, protodec.Alias{})
 	} else {
-		_ = any(obj).(protoUnmarshaler).Unmarshal(pk.raw)
+		_ = any(obj).(protoUnmarshaler).Unmarshal(pk.raw())
 	}
 	if gvk := p.gvk.Load(); gvk != nil {
 		obj.GetObjectKind().SetGroupVersionKind(*gvk)

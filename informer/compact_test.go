@@ -50,7 +50,7 @@ func TestCompactReadsHandOutObjectsOfTheirOwn(t *testing.T) {
 func TestCompactStoreKeepsHeldBytesForUnchangedObjects(t *testing.T) {
 	s := newStore[*corev1.ConfigMap](nil, nil, newPacker[*corev1.ConfigMap]())
 	s.replace([]*corev1.ConfigMap{cm("a", "x", "1"), cm("a", "y", "1")}, true)
-	held := func(k Key) *packed {
+	held := func(k Key) packed {
 		h, mi, si := s.pos(k)
 		e, _ := s.cur.Load().mids[mi].shards[si].items.get(h, k)
 		return e.pk
@@ -176,7 +176,7 @@ func TestCompactPreparedObjectsAreStoredFromTheirEncoding(t *testing.T) {
 	// A relisted unchanged object keeps its encoding.
 	held := inf.store.heldPacked(Key{"a", "x"})
 	s.Replace([]*corev1.ConfigMap{s.Prepare(cm("a", "x", "1", "app", "web"))}, "2")
-	if inf.store.heldPacked(Key{"a", "x"}) != held {
+	if inf.store.heldPacked(Key{"a", "x"}).pk != held.pk {
 		t.Fatal("an unchanged relisted object was stored again")
 	}
 }

@@ -60,5 +60,5 @@ type change[T Object] struct {
 
 	// In a compact cache the objects travel encoded, and each handler
 	// decodes its own (Object and Old are then unset until delivery).
-	objP, oldP *packed
+	objP, oldP packed
 }

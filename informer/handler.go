@@ -158,14 +158,14 @@ func (l *listener[T]) run(done <-chan struct{}) {
 }
 
 func (l *listener[T]) deliver(d *change[T]) {
-	if d.objP != nil || d.oldP != nil {
+	if d.objP.ok() || d.oldP.ok() {
 		// A compact cache's delta: decode this handler's own objects,
 		// leaving the batch (shared by every handler) as it is.
 		own := *d
-		if own.objP != nil {
+		if own.objP.ok() {
 			own.Object = l.pack.unpack(own.objP)
 		}
-		if own.oldP != nil {
+		if own.oldP.ok() {
 			own.Old = l.pack.unpack(own.oldP)
 		}
 		d = &own

@@ -598,9 +598,9 @@ func (s *sink[T]) prepareCompact(obj T) T {
 	if i.store.isPending(obj) {
 		return obj // a stand-in made by known
 	}
-	if pk := i.store.heldPacked(KeyOf(obj)); pk != nil && obj.GetResourceVersion() != "" && pk.rv() == obj.GetResourceVersion() {
+	if held := i.store.heldPacked(KeyOf(obj)); held.pk.ok() && obj.GetResourceVersion() != "" && held.pk.hasRV(obj.GetResourceVersion()) {
 		// Unchanged: the store keeps the encoding it holds.
-		return i.store.prepack(obj, pk)
+		return i.store.prepack(obj, held)
 	}
 	if !i.opts.KeepManagedFields {
 		dropManagedFields(obj)
@@ -608,7 +608,7 @@ func (s *sink[T]) prepareCompact(obj T) T {
 	if i.opts.Transform != nil {
 		obj = i.opts.Transform(obj)
 	}
-	return i.store.prepack(obj, nil)
+	return i.store.prepack(obj, prepared{})
 }
 
 // dropManagedFields removes obj's metadata.managedFields. An unstructured
@@ -648,8 +648,8 @@ func (s *sink[T]) known(namespace, name, resourceVersion string) (runtime.Object
 		// older event of the same object is applied before this one, the
 		// stand-in still stores this state.
 		k := Key{Namespace: namespace, Name: name}
-		if pk := i.store.heldPacked(k); pk != nil && pk.hasRV(resourceVersion) {
-			return i.store.prepackHeld(k, resourceVersion, pk), true
+		if held := i.store.heldPacked(k); held.pk.ok() && held.pk.hasRV(resourceVersion) {
+			return i.store.prepackHeld(k, resourceVersion, held), true
 		}
 		return nil, false
 	}
@@ -665,6 +665,7 @@ func (s *sink[T]) Replace(items []T, _ string) {
 	defer i.write.Unlock()
 	first := !i.synced
 	i.fanout(i.store.replace(items, first), first)
+	i.store.settle()
 	if first {
 		i.synced = true
 		close(i.syncedCh)
@@ -679,7 +680,7 @@ func (s *sink[T]) upsert(obj T) {
 	i.write.Lock()
 	defer i.write.Unlock()
 	d := i.store.put(obj)
-	if d.objP == nil {
+	if !d.objP.ok() {
 		d.Object = obj
 	}
 	i.fanout([]change[T]{d}, false)
@@ -697,7 +698,7 @@ func (s *sink[T]) Delete(obj T) {
 	d := change[T]{Type: deltaDeleted, Object: obj}
 	if i.store.pack != nil {
 		// Each handler gets its own copy of the final state.
-		if pk := i.store.packedOf(obj, nil); pk != nil {
+		if pk, ok := i.store.finalState(obj); ok {
 			d = change[T]{Type: deltaDeleted, objP: pk}
 		}
 	}

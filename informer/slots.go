@@ -2,11 +2,20 @@ package informer
 
 import "slices"
 
-// slot is one stored object with the hash of its key.
+// slot is one stored object with the hash of its key. The key itself is
+// read from the object (in place, from a packed one's encoding) rather
+// than kept beside it.
 type slot[T Object] struct {
 	h uint64
-	k Key
 	e entry[T]
+}
+
+// key returns the slot's key; a packed object's views its encoding.
+func (x *slot[T]) key() Key {
+	if x.e.pk.ok() {
+		return x.e.pk.key()
+	}
+	return KeyOf(x.e.obj)
 }
 
 // slots holds a shard's objects sorted by key hash. Copying it on write is
@@ -27,7 +36,7 @@ func (s slots[T]) find(h uint64, k Key) (int, bool) {
 		return 0
 	})
 	for j := i; j < len(s) && s[j].h == h; j++ {
-		if s[j].k == k {
+		if s[j].key() == k {
 			return j, true
 		}
 	}
@@ -49,7 +58,7 @@ func (s *slots[T]) set(h uint64, k Key, e entry[T]) {
 		(*s)[i].e = e
 		return
 	}
-	*s = slices.Insert(*s, i, slot[T]{h: h, k: k, e: e})
+	*s = slices.Insert(*s, i, slot[T]{h: h, e: e})
 }
 
 // remove deletes k (hash h), in place, and reports whether it was there.

@@ -36,9 +36,12 @@ const (
 )
 
 type entry[T Object] struct {
-	obj  T       // the object, unless pk holds it encoded
-	pk   *packed // the encoded object, in a compact store; nil otherwise
-	gen  uint64  // write transaction that last stored the entry
+	obj T      // the object, unless pk holds it encoded
+	pk  packed // the encoded object, in a compact store; zero otherwise
+	gen uint64 // write transaction that last stored the entry
+	// vals holds a packed object's values of each declared index (other
+	// than NamespaceIndex), computed when it was stored.
+	vals map[string][]string
 	snap *snapshot[T]
 }
 
@@ -73,7 +76,8 @@ func (sh *shard[T]) namespace(ns string) []T {
 	m := map[string][]T{}
 	for i := range sh.items {
 		x := &sh.items[i]
-		m[x.k.Namespace] = append(m[x.k.Namespace], x.e.obj)
+		ns := x.key().Namespace
+		m[ns] = append(m[ns], x.e.obj)
 	}
 	sh.byNS.Store(&m)
 	return m[ns]
@@ -110,7 +114,7 @@ type cacheStore[T Object] struct {
 	// pending maps the stand-ins returned by prepack to the encoded
 	// objects they stand for, until they are stored.
 	pmu     sync.Mutex
-	pending map[any]*packed
+	pending map[any]prepared
 
 	wmu sync.Mutex // serialises writers
 	txn uint64     // id of the open (or last) write transaction
@@ -175,7 +179,7 @@ func (s *cacheStore[T]) Get(k Key) (T, bool) {
 
 // value returns e's object: a fresh decoding in a compact store.
 func (s *cacheStore[T]) value(e entry[T]) T {
-	if e.pk != nil {
+	if e.pk.ok() {
 		return s.pack.unpack(e.pk)
 	}
 	return e.obj
@@ -195,7 +199,7 @@ func (d change[T]) withOld(e entry[T]) change[T] {
 
 // labelsOf returns e's labels, read in place when e is packed.
 func labelsOf[T Object](e *entry[T]) labels.Labels {
-	if e.pk != nil {
+	if e.pk.ok() {
 		return e.pk.labels()
 	}
 	return labels.Set(e.obj.GetLabels())
@@ -216,7 +220,7 @@ func (s *cacheStore[T]) scan(r *root[T], ns string, byNS bool, sel labels.Select
 			}
 			for i := range sh.items {
 				x := &sh.items[i]
-				if byNS && x.k.Namespace != ns {
+				if byNS && x.key().Namespace != ns {
 					continue
 				}
 				if !all && !sel.Matches(labelsOf(&x.e)) {
@@ -323,7 +327,7 @@ func (s *cacheStore[T]) Keys() []Key {
 	out := make([]Key, 0, r.count)
 	r.each(func(sh *shard[T]) {
 		for i := range sh.items {
-			out = append(out, sh.items[i].k)
+			out = append(out, sh.items[i].key())
 		}
 	})
 	return out
@@ -384,8 +388,8 @@ func (s *cacheStore[T]) IndexKeys(index, value string) ([]Key, error) {
 	r.each(func(sh *shard[T]) {
 		if index == NamespaceIndex && s.pack != nil {
 			for i := range sh.items {
-				if sh.items[i].k.Namespace == value {
-					out = append(out, sh.items[i].k)
+				if k := sh.items[i].key(); k.Namespace == value {
+					out = append(out, k)
 				}
 			}
 			return
@@ -419,7 +423,7 @@ func (s *cacheStore[T]) IndexValues(index string) ([]string, error) {
 	r.each(func(sh *shard[T]) {
 		if index == NamespaceIndex && s.pack != nil {
 			for i := range sh.items {
-				seen[sh.items[i].k.Namespace] = struct{}{}
+				seen[sh.items[i].key().Namespace] = struct{}{}
 			}
 			return
 		}
@@ -447,6 +451,9 @@ func (s *cacheStore[T]) begin() {
 }
 
 func (s *cacheStore[T]) commit() {
+	if s.pack != nil {
+		s.tidy()
+	}
 	s.cur.Store(s.w)
 	s.w = nil
 	s.wmu.Unlock()
@@ -509,8 +516,8 @@ func (sh *shard[T]) clone(txn uint64) *shard[T] {
 // indexValues returns e's values of the named index: those computed when
 // it was packed, or fn's.
 func indexValues[T Object](e entry[T], name string, fn IndexFunc[T]) []string {
-	if e.pk != nil {
-		return e.pk.vals[name]
+	if e.pk.ok() {
+		return e.vals[name]
 	}
 	return fn(e.obj)
 }
@@ -559,33 +566,33 @@ func (s *cacheStore[T]) indexDel(sh *shard[T], k Key, e entry[T]) {
 // same reports whether e already holds obj: the same object, or in a
 // compact store the same resourceVersion (one state of one object).
 func (s *cacheStore[T]) same(e *entry[T], obj T) bool {
-	if e.pk == nil || s.pack == nil {
+	if !e.pk.ok() || s.pack == nil {
 		return any(e.obj) == any(obj)
 	}
 	s.pmu.Lock()
-	pk, ok := s.pending[any(obj)]
+	pr, pending := s.pending[any(obj)]
 	s.pmu.Unlock()
-	if ok {
-		if pk == e.pk {
-			s.pmu.Lock()
-			delete(s.pending, any(obj))
-			s.pmu.Unlock()
-		}
-		return pk == e.pk
+	same := pending && pr.pk == e.pk
+	if !same {
+		// Another encoding of the same state (the held one moved to
+		// another chunk since obj was prepared) is the same too.
+		rv := obj.GetResourceVersion()
+		_, _, held, ok := wire.Identity(e.pk.raw())
+		same = ok && rv != "" && string(held) == rv
 	}
-	rv := obj.GetResourceVersion()
-	if rv == "" {
-		return false
+	if same && pending {
+		s.pmu.Lock()
+		delete(s.pending, any(obj))
+		s.pmu.Unlock()
 	}
-	_, _, held, ok := wire.Identity(e.pk.raw)
-	return ok && string(held) == rv
+	return same
 }
 
 // entryOf returns the entry holding obj, packed in a compact store.
 func (s *cacheStore[T]) entryOf(obj T) entry[T] {
 	if s.pack != nil {
-		if pk := s.packedOf(obj, s.w.indexers); pk != nil {
-			return entry[T]{pk: pk, gen: s.txn}
+		if pr, ok := s.packedOf(obj, s.w.indexers); ok {
+			return entry[T]{pk: s.pack.keep(pr.pk), vals: pr.vals, gen: s.txn}
 		}
 		// Not encodable (never seen for a valid object): keep it decoded.
 	}
@@ -600,26 +607,26 @@ func (s *cacheStore[T]) entryOf(obj T) entry[T] {
 // given to the store's write methods, which take its encoding back; it is
 // never handed to a reader. When obj cannot be encoded, obj itself is
 // returned.
-func (s *cacheStore[T]) prepack(obj T, held *packed) T {
-	pk := held
-	if pk == nil {
-		pk = s.packedOf(obj, s.cur.Load().indexers)
-		if pk == nil {
+func (s *cacheStore[T]) prepack(obj T, held prepared) T {
+	pr := held
+	if !pr.pk.ok() {
+		var ok bool
+		if pr, ok = s.packedOf(obj, s.cur.Load().indexers); !ok {
 			return obj
 		}
 	}
-	return s.prepackHeld(KeyOf(obj), obj.GetResourceVersion(), pk)
+	return s.prepackHeld(KeyOf(obj), obj.GetResourceVersion(), pr)
 }
 
 // prepackHeld is prepack for the unchanged object k at resourceVersion rv
-// whose encoding pk is stored; k and rv are copied.
-func (s *cacheStore[T]) prepackHeld(k Key, rv string, pk *packed) T {
+// whose encoding pr is stored; k and rv are copied.
+func (s *cacheStore[T]) prepackHeld(k Key, rv string, pr prepared) T {
 	stub := s.pack.stub(Key{Namespace: strings.Clone(k.Namespace), Name: strings.Clone(k.Name)}, strings.Clone(rv))
 	s.pmu.Lock()
 	if s.pending == nil {
-		s.pending = map[any]*packed{}
+		s.pending = map[any]prepared{}
 	}
-	s.pending[any(stub)] = pk
+	s.pending[any(stub)] = pr
 	s.pmu.Unlock()
 	return stub
 }
@@ -635,39 +642,51 @@ func (s *cacheStore[T]) isPending(obj T) bool {
 // packedOf returns obj's encoding: the one prepack made for a stand-in,
 // completed with the values of indexes added since, or a new one; nil if
 // obj cannot be encoded.
-func (s *cacheStore[T]) packedOf(obj T, idx map[string]IndexFunc[T]) *packed {
+func (s *cacheStore[T]) packedOf(obj T, idx map[string]IndexFunc[T]) (prepared, bool) {
 	s.pmu.Lock()
-	pk, ok := s.pending[any(obj)]
+	pr, ok := s.pending[any(obj)]
 	if ok {
 		delete(s.pending, any(obj))
 	}
 	s.pmu.Unlock()
 	if !ok {
-		pk, err := s.pack.pack(obj, idx)
-		if err != nil {
-			return nil
-		}
-		return pk
+		pr, err := s.pack.pack(obj, idx)
+		return pr, err == nil
 	}
 	var decoded T
 	var added map[string][]string
 	for name, fn := range idx {
-		if _, have := pk.vals[name]; have || fn == nil {
+		if _, have := pr.vals[name]; have || fn == nil {
 			continue
 		}
 		if added == nil {
-			decoded = s.pack.unpack(pk)
-			added = maps.Clone(pk.vals)
+			decoded = s.pack.unpack(pr.pk)
+			added = maps.Clone(pr.vals)
 			if added == nil {
 				added = map[string][]string{}
 			}
 		}
-		added[name] = fn(decoded)
+		added[name] = indexValuesOf(fn, decoded)
 	}
 	if added != nil {
-		pk = &packed{raw: pk.raw, vals: added}
+		pr.vals = added
 	}
-	return pk
+	return pr, true
+}
+
+// finalState returns the encoding of obj, a deleted object, for the
+// handlers: the one prepack made for a stand-in, or a new one outside the
+// arena.
+func (s *cacheStore[T]) finalState(obj T) (packed, bool) {
+	s.pmu.Lock()
+	pr, ok := s.pending[any(obj)]
+	delete(s.pending, any(obj))
+	s.pmu.Unlock()
+	if ok {
+		return pr.pk, true
+	}
+	pk, err := s.pack.encode(obj, false)
+	return pk, err == nil
 }
 
 // forget drops the encoding prepared for obj, if it is a stand-in.
@@ -708,7 +727,7 @@ func (s *cacheStore[T]) putW(k Key, obj T) (cur, old entry[T], existed bool) {
 	} else {
 		s.w.count++
 		cur = s.entryOf(obj)
-		sh.items = slices.Insert(sh.items, i, slot[T]{h: h, k: k, e: cur})
+		sh.items = slices.Insert(sh.items, i, slot[T]{h: h, e: cur})
 	}
 	s.indexAdd(sh, k, cur)
 	return cur, old, existed
@@ -725,16 +744,16 @@ func (s *cacheStore[T]) put(obj T) change[T] {
 	return delta(deltaUpdated, cur).withOld(old)
 }
 
-// heldPacked returns the encoding stored under k in a compact store, nil
-// if there is none.
-func (s *cacheStore[T]) heldPacked(k Key) *packed {
+// heldPacked returns the encoding stored under k in a compact store, and
+// its index values; its pk is zero if there is none.
+func (s *cacheStore[T]) heldPacked(k Key) prepared {
 	h, mi, si := s.pos(k)
 	m := s.cur.Load().mids[mi]
 	if m == nil || m.shards[si] == nil {
-		return nil
+		return prepared{}
 	}
 	e, _ := m.shards[si].items.get(h, k)
-	return e.pk
+	return prepared{pk: e.pk, vals: e.vals}
 }
 
 // heldRV returns the resourceVersion of the object stored under k, without
@@ -749,7 +768,7 @@ func (s *cacheStore[T]) heldRV(k Key) (string, bool) {
 	switch {
 	case !ok:
 		return "", false
-	case e.pk != nil:
+	case e.pk.ok():
 		return e.pk.rv(), true
 	}
 	return e.obj.GetResourceVersion(), true
@@ -810,7 +829,7 @@ func (s *cacheStore[T]) replace(items []T, initial bool) []change[T] {
 				// Untouched by this relist: every entry is gone. Drop the
 				// shard without copying it.
 				for _, x := range sh.items {
-					s.detect.check(x.k, x.e)
+					s.detect.check(x.key(), x.e)
 					s.w.count--
 					d := delta(deltaDeleted, x.e)
 					d.FinalStateUnknown = true
@@ -825,8 +844,8 @@ func (s *cacheStore[T]) replace(items []T, initial bool) []change[T] {
 					kept = append(kept, x)
 					continue
 				}
-				s.detect.check(x.k, x.e)
-				s.indexDel(sh, x.k, x.e)
+				s.detect.check(x.key(), x.e)
+				s.indexDel(sh, x.key(), x.e)
 				s.w.count--
 				d := delta(deltaDeleted, x.e)
 				d.FinalStateUnknown = true
@@ -876,21 +895,21 @@ func (s *cacheStore[T]) addIndexers(indexers map[string]IndexFunc[T]) {
 			w := s.shardAt(mi, si, false)
 			for j := range w.items {
 				x := &w.items[j]
-				if x.e.pk != nil {
-					// Packed entries are shared with earlier views: give
-					// this one a new packed value with the added indexes'
-					// values, computed on a decoded copy.
+				if x.e.pk.ok() {
+					// Index values are shared with earlier views: give
+					// this entry new ones with the added indexes' values,
+					// computed on a decoded copy.
 					obj := s.pack.unpack(x.e.pk)
-					pk := &packed{raw: x.e.pk.raw, vals: maps.Clone(x.e.pk.vals)}
-					if pk.vals == nil {
-						pk.vals = make(map[string][]string, len(added))
+					vals := maps.Clone(x.e.vals)
+					if vals == nil {
+						vals = make(map[string][]string, len(added))
 					}
 					for name, fn := range added {
-						pk.vals[name] = fn(obj)
+						vals[name] = indexValuesOf(fn, obj)
 					}
-					x.e.pk = pk
+					x.e.vals = vals
 				}
-				s.indexAdd(w, x.k, x.e)
+				s.indexAdd(w, x.key(), x.e)
 			}
 		}
 	}
@@ -903,6 +922,11 @@ func (s *cacheStore[T]) clear() {
 	defer s.commit()
 	s.w.mids = [fan]*mid[T]{}
 	s.w.count = 0
+	if s.pack != nil {
+		s.pack.ar.mu.Lock()
+		s.pack.ar.reset()
+		s.pack.ar.mu.Unlock()
+	}
 }
 
 // checkAll compares every stored object with its snapshot.
@@ -912,7 +936,7 @@ func (s *cacheStore[T]) checkAll() {
 	}
 	s.cur.Load().each(func(sh *shard[T]) {
 		for _, x := range sh.items {
-			s.detect.check(x.k, x.e)
+			s.detect.check(x.key(), x.e)
 		}
 	})
 }

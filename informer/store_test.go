@@ -35,7 +35,7 @@ func packerIf[T Object](compact bool) *packer[T] {
 
 // deltaObject returns d's object, decoding it from a compact store.
 func deltaObject[T Object](s *cacheStore[T], d change[T]) T {
-	if d.objP != nil {
+	if d.objP.ok() {
 		return s.pack.unpack(d.objP)
 	}
 	return d.Object
