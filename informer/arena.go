@@ -84,6 +84,7 @@ type arena struct {
 	// written is the number of bytes placed since the last count, live
 	// the number of stored bytes that count found.
 	written, live int
+	gone          int // chunks let go, for tests
 }
 
 // alloc returns room for an encoding of n bytes (n < 1<<32), which the
@@ -154,6 +155,7 @@ func (a *arena) retire() {
 		if c.moving {
 			c.moving, c.retired = false, true
 			a.total -= len(c.buf)
+			a.gone++
 			continue
 		}
 		kept = append(kept, c)
