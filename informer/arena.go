@@ -18,7 +18,7 @@ import (
 
 const (
 	// chunkMin and chunkMax bound the size of a new chunk, which is a
-	// sixteenth of the bytes the arena holds, so that the chunks being
+	// thirty-second of the bytes the arena holds, so that the chunks being
 	// filled are a small part of a large cache and a small cache keeps
 	// small chunks.
 	chunkMin = 4 << 10
@@ -100,7 +100,7 @@ func (a *arena) alloc(n int) packed {
 		}
 	}
 	if best < 0 {
-		size := max(chunkMin, min(chunkMax, a.total/16), n)
+		size := max(chunkMin, min(chunkMax, a.total/32), n)
 		size = 1 << bits.Len(uint(size-1)) // a size class of its own: no rounding
 		c := &chunk{buf: make([]byte, size)}
 		a.chunks = append(a.chunks, c)
