@@ -32,7 +32,7 @@ const (
 	filling = 4
 	// liveFloor: a full chunk of which fewer than liveFloor/liveOf of the
 	// bytes belong to stored objects has them moved and is let go.
-	liveFloor, liveOf = 3, 4
+	liveFloor, liveOf = 5, 6
 	// sealSlack: after a relist, a chunk being filled with more than
 	// 1/sealSlack of it unused has its encodings moved to a chunk of their
 	// exact size, since a cache often stays unchanged for long after it
@@ -134,8 +134,8 @@ func (a *arena) copyIn(raw []byte) packed {
 }
 
 // due reports whether enough has been written since the last count that
-// the chunks should be looked at again: an eighth of what was live.
-func (a *arena) due() bool { return a.written > max(a.live/8, chunkMin) }
+// the chunks should be looked at again: a sixteenth of what was live.
+func (a *arena) due() bool { return a.written > max(a.live/16, chunkMin) }
 
 // filled reports whether c is being filled.
 func (a *arena) filled(c *chunk) bool {

@@ -92,10 +92,10 @@ func TestCompactChurnKeepsChunksWithinABoundOfTheLiveSet(t *testing.T) {
 		live, held := arenaState(t, s)
 		ratio := float64(held) / float64(live)
 		maxRatio = max(maxRatio, ratio)
-		// Chunks less than three quarters held are let go once an eighth
+		// Chunks less than five sixths held are let go once a sixteenth
 		// of the live bytes has been written since the last count, and up
 		// to four chunks are being filled.
-		if bound := 2*live + filling*chunkMax; held > bound {
+		if bound := live*3/2 + filling*chunkMax; held > bound {
 			t.Fatalf("round %d: chunks hold %d bytes for %d stored, over %d", round, held, live, bound)
 		}
 		var ms runtime.MemStats

@@ -19,12 +19,12 @@ func (p *packer[T]) keep(pk packed) packed {
 }
 
 // tidy runs when a write transaction commits, before it is published:
-// once an eighth of what was live has been written since the last count,
+// once a sixteenth of what was live has been written since the last count,
 // it counts again which bytes of each chunk the store (and the prepared
 // objects waiting to be stored) hold, and moves the encodings still held
-// in the full chunks of which less than three quarters is held, then lets
+// in the full chunks of which less than five sixths is held, then lets
 // those go. Both the count and the moves take time in proportion to the
-// objects stored, after writes of an eighth of their bytes: a constant
+// objects stored, after writes of a sixteenth of their bytes: a constant
 // share of each write.
 func (s *cacheStore[T]) tidy() {
 	a := &s.pack.ar

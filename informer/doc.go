@@ -156,12 +156,12 @@
 // KiB; an encoding of 64 KiB or more has an allocation of its own), so
 // that each costs its bytes and not the allocator's rounding; the cache
 // keeps no key beside an object (it is read from the encoding). Cached
-// bytes never change: when a chunk holds mostly objects since updated or
-// deleted, the informer copies the encodings it still holds into a chunk
-// being filled and lets the old one go, which the objects readers still
-// hold keep alive. Under churn the chunks stay within a third above the
+// bytes never change: when a sixth of a chunk or more holds objects since
+// updated or deleted, the informer copies the encodings it still holds
+// into a chunk being filled and lets the old one go, which the objects
+// readers still hold keep alive. Under churn the chunks stay within a fifth above the
 // stored bytes, plus the chunks being filled and what was written since
-// the informer last counted (an eighth of the stored bytes at most).
+// the informer last counted (a sixteenth of the stored bytes at most).
 //
 // Decoded, for types without a protobuf encoding (custom resources' Go
 // types, unstructured objects), for PartialObjectMetadata (its decoded
