@@ -134,9 +134,10 @@ type cacheMode struct {
 
 // heapOf returns the live heap per object of a cache of objects decoded
 // one by one from raws (as a watch decodes them) and stored through the
-// informer's sink with opts, and the live heap per object when every
-// object has been received and prepared but not yet stored: what an
-// initial list holds just before the cache is filled.
+// informer's sink with opts, as the reflector stores a list, and the live
+// heap per object when every object has been received but the list is not
+// yet committed: what an initial list holds just before the cache is
+// published (the peak of a sync, short of the garbage in flight).
 func heapOf[T Object](b *testing.B, raws [][]byte, decode func([]byte) T, opts Options[T]) (perObject, prepared float64) {
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -144,15 +145,14 @@ func heapOf[T Object](b *testing.B, raws [][]byte, decode func([]byte) T, opts O
 	opts.MutationDetection = DetectOff
 	inf := New(Funcs[T]{}, opts)
 	s := (*sink[T])(inf)
-	items := make([]T, len(raws))
-	for i, raw := range raws {
-		items[i] = s.Prepare(decode(raw))
+	st := s.stage()
+	for _, raw := range raws {
+		st.Put(decode(raw), false, false)
 	}
 	var mid runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&mid)
-	s.Replace(items, "1")
-	items = nil
+	st.Commit("1")
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(inf)
@@ -448,10 +448,12 @@ func BenchmarkCacheSync(b *testing.B) {
 				inf.AddEventHandler(HandlerFuncs[*corev1.Pod]{}, HandlerOptions{}) // not running: buffers only
 				s := (*sink[*corev1.Pod])(inf)
 				b.StartTimer()
+				st := s.stage()
 				for i, p := range pods {
-					pods[i] = s.Prepare(p)
+					pods[i] = nil
+					st.Put(p, false, false)
 				}
-				s.Replace(pods, "1")
+				st.Commit("1")
 			}
 		})
 	}
