@@ -87,13 +87,13 @@ func (r *replacement[T]) put(obj T) {
 		e = old
 	case s.pack != nil:
 		if pk := s.packedOf(obj, r.idx); pk != nil {
-			e = entry[T]{pk: pk, gen: r.id}
+			e = entry[T]{pk: pk}
 			break
 		}
 		// Not encodable (never seen for a valid object): keep it decoded.
 		fallthrough
 	default:
-		e = entry[T]{obj: obj, gen: r.id, snap: s.detect.snapshot(obj)}
+		e = entry[T]{obj: obj, snap: s.detect.snapshot(obj)}
 	}
 	if existed {
 		s.detect.check(k, old)

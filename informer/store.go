@@ -38,7 +38,6 @@ const (
 type entry[T Object] struct {
 	obj  T       // the object, unless pk holds it encoded
 	pk   *packed // the encoded object, in a compact store; nil otherwise
-	gen  uint64  // write transaction that last stored the entry
 	snap *snapshot[T]
 }
 
@@ -595,11 +594,11 @@ func (s *cacheStore[T]) same(e *entry[T], obj T) bool {
 func (s *cacheStore[T]) entryOf(obj T) entry[T] {
 	if s.pack != nil {
 		if pk := s.packedOf(obj, s.w.indexers); pk != nil {
-			return entry[T]{pk: pk, gen: s.txn}
+			return entry[T]{pk: pk}
 		}
 		// Not encodable (never seen for a valid object): keep it decoded.
 	}
-	return entry[T]{obj: obj, gen: s.txn, snap: s.detect.snapshot(obj)}
+	return entry[T]{obj: obj, snap: s.detect.snapshot(obj)}
 }
 
 // prepack encodes obj for a compact store ahead of storing it, and returns
@@ -708,7 +707,6 @@ func (s *cacheStore[T]) putW(k Key, obj T) (cur, old entry[T], existed bool) {
 		e := &sh.items[i].e
 		s.detect.check(k, *e)
 		if s.same(e, obj) {
-			e.gen = s.txn
 			return *e, *e, true
 		}
 		old = *e
