@@ -591,8 +591,8 @@ func (s *sink[T]) prepare(obj T, shared bool) T {
 }
 
 // prepareCompact is prepare for a compact cache: obj is encoded at once
-// and a stand-in returned (see Store.prepack), so that a list being
-// received holds encoded objects, not decoded ones.
+// and a stand-in returned (see Store.prepack). A complete state being
+// received is stored by sinkStager instead, without stand-ins.
 func (s *sink[T]) prepareCompact(obj T) T {
 	i := (*Informer[T])(s)
 	if i.store.isPending(obj) {

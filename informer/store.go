@@ -602,9 +602,10 @@ func (s *cacheStore[T]) entryOf(obj T) entry[T] {
 }
 
 // prepack encodes obj for a compact store ahead of storing it, and returns
-// a stand-in holding only its namespace, name and resourceVersion: the
-// caller may hold many prepared objects (a list being received) at the
-// cost of their encoding, not of their structs. held, when not nil, is
+// a stand-in holding only its namespace, name and resourceVersion (what
+// Prepare returns for a watch event, and Hints.Known for an event of an
+// object held unchanged). A complete state being received does not go
+// through stand-ins: see replacement. held, when not nil, is
 // the encoding already stored for an unchanged obj. The stand-in is to be
 // given to the store's write methods, which take its encoding back; it is
 // never handed to a reader. When obj cannot be encoded, obj itself is
