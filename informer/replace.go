@@ -19,10 +19,10 @@ import (
 // so a list being received holds what the cache will hold, its entries and
 // one delta per object, and no decoded object outlives its put.
 //
-// Only the store's writer uses a replacement, one at a time. The store's
-// other writes may happen while it is open (AddIndexers: commit indexes
-// the new content by the indexes added meanwhile); the writes it replaces
-// (put, remove) must not.
+// Only the store's writer uses a replacement, one at a time, from one
+// goroutine. AddIndexers may run while it is open (commit indexes the new
+// content by the indexes added meanwhile); put and remove must not, since
+// commit publishes the new content in place of whatever the store holds.
 type replacement[T Object] struct {
 	s   *cacheStore[T]
 	id  uint64                  // the transaction of the shards being built
