@@ -142,13 +142,44 @@ func asSlice(v any) []any {
 }
 
 func compileRules(n node, path string, root bool, rules []Rule, opts Options, errs *[]error) []compiled {
-	fail := func(src, detail string) {
-		*errs = append(*errs, &CompileError{Path: path, Expression: src, Detail: detail})
+	var out []compiled
+	for _, r := range compileEach(n, path, root, rules, opts) {
+		if r.err != nil {
+			*errs = append(*errs, r.err)
+			continue
+		}
+		out = append(out, r.compiled)
+	}
+	return out
+}
+
+// ruleResult is one rule compiled, or why it is not.
+type ruleResult struct {
+	compiled
+	// err is the first *CompileError of the rule, its message expression,
+	// field path or reason.
+	err error
+	// kind says which part err is of: "rule", "messageExpression",
+	// "fieldPath", "reason" or "" (the environment).
+	kind string
+	// cost and msgCost are the estimated costs of one evaluation of the
+	// rule and of its message expression.
+	cost, msgCost uint64
+}
+
+// compileEach compiles each of rules against the schema n and estimates
+// its cost.
+func compileEach(n node, path string, root bool, rules []Rule, opts Options) []ruleResult {
+	out := make([]ruleResult, len(rules))
+	failAll := func(err error) []ruleResult {
+		for i := range out {
+			out[i].err = &CompileError{Path: path, Detail: err.Error()}
+		}
+		return out
 	}
 	base, err := baseEnv()
 	if err != nil {
-		fail("", err.Error())
-		return nil
+		return failAll(err)
 	}
 	p := &provider{base: base.CELTypeProvider(), objects: map[string]map[string]*types.Type{}}
 	name := "object"
@@ -158,50 +189,65 @@ func compileRules(n node, path string, root bool, rules []Rule, opts Options, er
 	self := typeBuilder{p}.celType(n, name, root)
 	env, err := base.Extend(cel.CustomTypeProvider(p), cel.Variable("self", self), cel.Variable("oldSelf", self))
 	if err != nil {
-		fail("", err.Error())
-		return nil
+		return failAll(err)
 	}
 	optEnv, err := base.Extend(cel.CustomTypeProvider(p), cel.Variable("self", self), cel.Variable("oldSelf", cel.OptionalType(self)))
 	if err != nil {
-		fail("", err.Error())
-		return nil
+		return failAll(err)
 	}
-	var out []compiled
-	for _, r := range rules {
+	est := &estimator{root: sizesOf(n, root || n.flag("x-kubernetes-embedded-resource"))}
+	for i, r := range rules {
+		res := &out[i]
+		res.rule = r
+		fail := func(kind, detail string) {
+			res.kind, res.err = kind, &CompileError{Path: path, Expression: r.Rule, Detail: detail}
+		}
 		e := env
 		if r.OptionalOldSelf {
 			e = optEnv
 		}
-		c := compiled{rule: r}
 		prg, ast, err := compileIn(e, r.Rule, path, cel.BoolType, opts)
 		if err != nil {
-			*errs = append(*errs, err)
+			res.kind, res.err = "rule", err
 			continue
 		}
-		c.prg, c.usesOld = prg, references(ast, "oldSelf")
+		if !ast.OutputType().IsExactType(cel.BoolType) {
+			// kube-apiserver wants a rule typed bool, not dyn.
+			fail("rule", mustEvaluate(cel.BoolType))
+			continue
+		}
+		res.prg, res.usesOld = prg, references(ast, "oldSelf")
+		if c, err := e.EstimateCost(ast, est); err == nil {
+			res.cost = c.Max
+		}
 		if r.MessageExpression != "" {
-			msg, _, err := compileIn(e, r.MessageExpression, path, cel.StringType, opts)
+			msg, mast, err := compileIn(e, r.MessageExpression, path, cel.StringType, opts)
+			if err == nil && !mast.OutputType().IsExactType(cel.StringType) {
+				err = &CompileError{Path: path, Expression: r.MessageExpression, Detail: mustEvaluate(cel.StringType)}
+			}
 			if err != nil {
-				*errs = append(*errs, err)
+				res.kind, res.err = "messageExpression", err
 				continue
 			}
-			c.msg = msg
+			res.msg = msg
+			if c, err := e.EstimateCost(mast, est); err == nil {
+				res.msgCost = c.Max
+			}
 		}
 		if r.FieldPath != "" {
 			fp, err := fieldPathIn(n, r.FieldPath)
 			if err != nil {
-				fail(r.Rule, "fieldPath "+r.FieldPath+": "+err.Error())
+				fail("fieldPath", "fieldPath "+r.FieldPath+": "+err.Error())
 				continue
 			}
-			c.fieldPath = fp
+			res.fieldPath = fp
 		}
 		switch r.Reason {
 		case "", "FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate":
 		default:
-			fail(r.Rule, "reason "+r.Reason+" is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate")
+			fail("reason", "reason "+r.Reason+" is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate")
 			continue
 		}
-		out = append(out, c)
 	}
 	return out
 }
