@@ -14,6 +14,7 @@ import (
 func celDefinitionCases() []conformanceCase {
 	return []conformanceCase{
 		{"CELRulesOverTheEstimatedCostLimitRefuseTheDefinition", celCostLimits},
+		{"CELRulesThatDoNotCompileRefuseTheDefinition", celCompileErrors},
 	}
 }
 
@@ -154,4 +155,60 @@ func factor(e *env, cost, limit uint64) string {
 		return fmt.Sprintf("%fx", f)
 	}
 	return fmt.Sprintf("%.1fx", f)
+}
+
+func celCompileErrors(e *env) {
+	at := "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations"
+	spec := func(rs ...map[string]any) map[string]any {
+		return map[string]any{"type": "object", "x-kubernetes-validations": rules(rs...), "properties": map[string]any{
+			"size": map[string]any{"type": "integer"},
+		}}
+	}
+	crd := func(sp map[string]any) map[string]any {
+		c := costCRD("compilethings", nil)
+		v := c["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
+		v["schema"] = map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{"spec": sp}}}
+		return c
+	}
+	tests := []struct {
+		name  string
+		rules []map[string]any
+		want  []string
+	}{
+		{"unknown field", []map[string]any{{"rule": "self.nope == 1"}}, []string{
+			at + `[0].rule: Invalid value: {"Rule":"self.nope == 1","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:5: undefined field 'nope'
+ | self.nope == 1
+ | ....^`,
+		}},
+		{"not a boolean", []map[string]any{{"rule": "self.size + 1"}}, []string{
+			at + `[0].rule: Invalid value: {"Rule":"self.size + 1","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: cel expression must evaluate to a bool`,
+		}},
+		{"messageExpression not a string", []map[string]any{{"rule": "self.size > 1", "messageExpression": "self.size", "reason": "FieldValueForbidden"}}, []string{
+			at + `[0].messageExpression: Invalid value: {"Rule":"self.size \u003e 1","Message":"","MessageExpression":"self.size","Reason":"FieldValueForbidden","FieldPath":"","OptionalOldSelf":null}: messageExpression must evaluate to a string`,
+		}},
+		{"second rule of two", []map[string]any{{"rule": "self.size > 1"}, {"rule": "self.size >"}}, []string{
+			at + `[1].rule: Invalid value: {"Rule":"self.size \u003e","Message":"","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null}: compilation failed: ERROR: <input>:1:12: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}
+ | self.size >
+ | ...........^`,
+		}},
+	}
+	for _, tt := range tests {
+		got := crdCauses(e, crd(spec(tt.rules...)))
+		wantCauses(e, tt.name, got, tt.want)
+	}
+	// An update that adds a rule that does not compile is refused too.
+	good := crd(spec(map[string]any{"rule": "self.size > 1"}))
+	e.serveCRD(good, "compilethings")
+	var cur map[string]any
+	raw, err := e.c.Get().Group("apiextensions.k8s.io").Version("v1").Resource("customresourcedefinitions").Name("compilethings." + widgetGroup).Do(e.ctx).Raw()
+	must(e, err)
+	must(e, json.Unmarshal(raw, &cur))
+	sp := cur["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)["properties"].(map[string]any)["spec"].(map[string]any)
+	sp["x-kubernetes-validations"] = rules(map[string]any{"rule": "self.nope == 1"})
+	body, _ := json.Marshal(cur)
+	err = e.c.Put().Group("apiextensions.k8s.io").Version("v1").Resource("customresourcedefinitions").Name("compilethings." + widgetGroup).Body(body).Do(e.ctx).Error()
+	if se, ok := err.(*apierrors.StatusError); !ok || se.ErrStatus.Code != http.StatusUnprocessableEntity || se.ErrStatus.Details == nil || len(se.ErrStatus.Details.Causes) != 1 ||
+		se.ErrStatus.Details.Causes[0].Field != at+"[0].rule" {
+		e.Errorf("update adding a rule that does not compile: got %v, want 422 at %s[0].rule", err, at)
+	}
 }

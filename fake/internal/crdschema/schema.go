@@ -51,8 +51,11 @@ type Rules struct {
 }
 
 // CompileRules compiles the x-kubernetes-validations of every level of s.
-// A rule that does not compile is reported by every Apply as
-// kube-apiserver reports it: "rule compile error" at the rule's schema.
+// The fake refuses a definition whose rules do not compile when it is
+// written, as kube-apiserver does; what is left is a rule calling a
+// function of a Kubernetes CEL library internal/celeval does not
+// implement, which every Apply reports as "rule compile error" at the
+// rule's schema.
 func (s Schema) CompileRules() *Rules {
 	v, err := celeval.New(s, celeval.Options{})
 	return &Rules{v: v, err: err}
