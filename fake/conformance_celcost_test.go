@@ -15,6 +15,7 @@ func celDefinitionCases() []conformanceCase {
 	return []conformanceCase{
 		{"CELRulesOverTheEstimatedCostLimitRefuseTheDefinition", celCostLimits},
 		{"CELRulesThatDoNotCompileRefuseTheDefinition", celCompileErrors},
+		{"UpdatesLeavingValuesAsTheyWereAreRatcheted", celRatcheting},
 	}
 }
 
