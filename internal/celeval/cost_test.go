@@ -112,3 +112,13 @@ func TestUnsupportedFunctionsAreSetApartInDefinitionChecks(t *testing.T) {
 		t.Errorf("errors %v, unsupported %v; want none and semver", r.Errors, r.Unsupported)
 	}
 }
+
+func TestDefinitionCheckOfSchemasWithoutTypesDoesNotFail(t *testing.T) {
+	for _, s := range []map[string]any{
+		specOf(map[string]any{"l": map[string]any{"type": "array", "items": withRule(map[string]any{"x-kubernetes-preserve-unknown-fields": true}, "self == self")}}),
+		specOf(map[string]any{"l": map[string]any{"type": "array", "items": withRule(map[string]any{"type": "array"}, "self.size() > 0")}}),
+		specOf(map[string]any{"l": withRule(map[string]any{"type": "object", "additionalProperties": map[string]any{"x-kubernetes-int-or-string": true}}, "self.all(k, k != '')")}),
+	} {
+		CheckDefinition(s, nil, true)
+	}
+}

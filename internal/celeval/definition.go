@@ -129,7 +129,13 @@ func (c *defCheck) walk(n node, at *field.Path, schemaPath string, card uint64, 
 		return
 	}
 	if unbounded != nil {
-		card = cardinalityFromSize(sizesOf(n, root || n.flag("x-kubernetes-embedded-resource")).minSize)
+		// A schema of no type (kube-apiserver gives its value no CEL type)
+		// is taken as one of the smallest values.
+		minSize := int64(1)
+		if sz := sizesOf(n, root || n.flag("x-kubernetes-embedded-resource")); sz != nil {
+			minSize = sz.minSize
+		}
+		card = cardinalityFromSize(minSize)
 	}
 	unbounded = append(slices.Clip(unbounded), unboundedUnder(n, schemaPath)...)
 	results := compileEach(n, schemaPath, root, rules, Options{})
