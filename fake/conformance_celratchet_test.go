@@ -41,6 +41,8 @@ func ratchetCRD(strict bool) map[string]any {
 					"type": "object",
 					"properties": map[string]any{"spec": map[string]any{"type": "object", "properties": map[string]any{
 						"name": name, "count": count, "other": map[string]any{"type": "string"},
+						"ids": map[string]any{"type": "array", "maxItems": int64(10), "x-kubernetes-list-type": "set", "items": map[string]any{"type": "string", "maxLength": int64(10)},
+							"x-kubernetes-validations": rule("self == oldSelf", "ids are immutable")},
 						"tags":  map[string]any{"type": "array", "maxItems": int64(10), "x-kubernetes-list-type": "set", "items": tag},
 						"items": map[string]any{"type": "array", "maxItems": int64(10), "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"name"}, "items": item},
 					}}},
@@ -53,13 +55,14 @@ func ratchetCRD(strict bool) map[string]any {
 // celRatcheting stores an object, then makes its definition stricter:
 // updates that leave the values the new rules refuse as they were are
 // accepted (kube-apiserver's ratcheting), those that change them are not.
-// The items of a set have no old value of their own: they are ratcheted
+// A transition rule comparing a set with == ignores its order. The items
+// of a set have no old value of their own: they are ratcheted
 // only while the whole set is unchanged; the items of a map list are
 // paired with the old ones by key.
 func celRatcheting(e *env) {
 	req := e.serveCRD(ratchetCRD(false), "ratchetthings")
 	item := func(n string, w int64) map[string]any { return map[string]any{"name": n, "weight": w} }
-	spec := map[string]any{"name": "toolong", "count": int64(50), "other": "a", "tags": []any{"aaaa"}, "items": []any{item("x", 50), item("y", 1)}}
+	spec := map[string]any{"name": "toolong", "count": int64(50), "other": "a", "tags": []any{"aaaa"}, "items": []any{item("x", 50), item("y", 1)}, "ids": []any{"a", "b"}}
 	must(e, req(http.MethodPost).Body(customResource("RatchetThing", "r", spec)).Do(e.ctx).Error())
 
 	crds := func(verb string) *rest.Request {
@@ -101,6 +104,9 @@ func celRatcheting(e *env) {
 	must(e, update(func(s map[string]any) { s["other"] = "b" }).Do(e.ctx).Error())
 	// A map list's items are paired by key, whatever their order.
 	must(e, update(func(s map[string]any) { s["items"] = []any{item("y", 2), item("x", 50)} }).Do(e.ctx).Error())
+	// == ignores the order of a set's items.
+	must(e, update(func(s map[string]any) { s["ids"] = []any{"b", "a"} }).Do(e.ctx).Error())
+	wantCause(e, "changed ids", celCauses(e, "changed ids", update(func(s map[string]any) { s["ids"] = []any{"b", "c"} })), "spec.ids: Invalid value: ids are immutable")
 	// A changed set: its old item has no old value of its own.
 	wantCause(e, "changed set", celCauses(e, "changed set", update(func(s map[string]any) { s["tags"] = []any{"aaaa", "b"} })), `spec.tags[0]: Invalid value: "aaaa": short tag`)
 	wantCause(e, "changed name", celCauses(e, "changed name", update(func(s map[string]any) { s["name"] = "toolong2" })), "spec.name: Too long: may not be more than 5")
