@@ -150,6 +150,8 @@ func compileIn(env *cel.Env, src, path string, want *cel.Type, opts Options) (ce
 		cel.InterruptCheckFrequency(100),
 		cel.EvalOptions(cel.OptOptimize),
 		cel.CostTrackerOptions(interpreter.PresenceTestHasCost(false)),
+		// The Kubernetes library functions cost what kube-apiserver counts.
+		cel.CostTracking(&estimator{}),
 	)
 	if err != nil {
 		return nil, nil, &CompileError{Path: path, Expression: src, Detail: err.Error()}

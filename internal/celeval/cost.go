@@ -7,7 +7,10 @@ import (
 	"github.com/google/cel-go/common"
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/ext"
+	"github.com/google/cel-go/interpreter"
 )
 
 // The estimated cost limits kube-apiserver applies when a
@@ -228,7 +231,10 @@ type estimator struct {
 	root *sizes
 }
 
-var _ checker.CostEstimator = (*estimator)(nil)
+var (
+	_ checker.CostEstimator           = (*estimator)(nil)
+	_ interpreter.ActualCostEstimator = (*estimator)(nil)
+)
 
 // EstimateSize follows the node's path (a variable, then fields, @items,
 // @keys, @values) through the schema's sizes.
@@ -445,4 +451,118 @@ func (e *estimator) replaceCost(target, old, repl checker.AstNode) *checker.Call
 	}
 	result := count.Multiply(replSz).Add(kept)
 	return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(2 * traversal), ResultSize: &result}
+}
+
+// actualSize is the size of a value that has one (strings, bytes, lists,
+// maps), else 1.
+func actualSize(v ref.Val) uint64 {
+	if s, ok := v.(traits.Sizer); ok {
+		if n, ok := s.Size().(types.Int); ok && n >= 0 {
+			return uint64(n)
+		}
+	}
+	return 1
+}
+
+// traversalCost is the cost of walking a value as a tree: a tenth of each
+// string's bytes, 1 for each other leaf.
+func traversalCost(v ref.Val) uint64 {
+	switch t := v.(type) {
+	case types.String:
+		return uint64(float64(len(t)) * traversal)
+	case types.Bytes:
+		return uint64(float64(len(t)) * traversal)
+	case traits.Lister:
+		var c uint64
+		for it := t.Iterator(); it.HasNext() == types.True; {
+			c += traversalCost(it.Next())
+		}
+		return c
+	case traits.Mapper:
+		var c uint64
+		for it := t.Iterator(); it.HasNext() == types.True; {
+			k := it.Next()
+			c += traversalCost(k) + traversalCost(t.Get(k))
+		}
+		return c
+	}
+	return 1
+}
+
+func ceilCost(f float64) *uint64 {
+	c := uint64(math.Ceil(f))
+	return &c
+}
+
+// CallCost is the runtime cost of a call of a Kubernetes library function,
+// as kube-apiserver counts it (nil: cel-go's own count). The arguments of
+// a member function start with its target.
+func (e *estimator) CallCost(function, overloadID string, args []ref.Val, result ref.Val) *uint64 {
+	one := func() *uint64 { c := uint64(1); return &c }
+	switch function {
+	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf", "includes":
+		var c uint64
+		if len(args) > 0 {
+			c = traversalCost(args[0])
+		}
+		return &c
+	case "url", "lowerAscii", "upperAscii", "substring", "trim":
+		if len(args) >= 1 {
+			return ceilCost(float64(actualSize(args[0])) * traversal)
+		}
+	case "replace", "split":
+		if len(args) >= 1 {
+			return ceilCost(float64(actualSize(args[0])) * 2 * traversal)
+		}
+	case "join":
+		if len(args) >= 1 {
+			return ceilCost(float64(actualSize(result)) * 2 * traversal)
+		}
+	case "find", "findAll":
+		if len(args) >= 2 {
+			str := uint64(math.Ceil((1 + float64(actualSize(args[0]))) * traversal))
+			re := uint64(math.Ceil(float64(actualSize(args[1])) * regexLen))
+			c := str * re
+			return &c
+		}
+	case "cidr", "isIP", "isCIDR", "quantity", "isQuantity":
+		if len(args) >= 1 {
+			return ceilCost(float64(actualSize(args[0])) * traversal)
+		}
+	case "ip":
+		if len(args) >= 1 {
+			if overloadID == "cidr_ip" {
+				return one()
+			}
+			return ceilCost(float64(actualSize(args[0])) * traversal)
+		}
+	case "ip.isCanonical":
+		if len(args) >= 1 {
+			return ceilCost(float64(actualSize(args[0])) * 2 * traversal)
+		}
+	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast",
+		"sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub",
+		"getScheme", "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery":
+		return one()
+	case "containsIP", "containsCIDR":
+		if len(args) >= 2 {
+			cidr, other := actualSize(args[0]), actualSize(args[1])
+			c := uint64(math.Ceil(float64(cidr+cidr) * traversal))
+			if function == "containsCIDR" {
+				c += uint64(math.Ceil(float64(cidr)*traversal)) + 1
+			}
+			if overloadID == "cidr_contains_ip_string" || overloadID == "cidr_contains_cidr_string" {
+				c += uint64(math.Ceil(float64(other) * traversal))
+			}
+			return &c
+		}
+	case "_==_":
+		if len(args) == 2 && args[0].Type() != nil {
+			switch args[0].Type().TypeName() {
+			case quantityType.TypeName(), urlType.TypeName(), ext.IPType.TypeName(), ext.CIDRType.TypeName():
+				return one()
+			}
+		}
+	}
+	return nil
 }

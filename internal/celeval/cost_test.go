@@ -122,3 +122,23 @@ func TestDefinitionCheckOfSchemasWithoutTypesDoesNotFail(t *testing.T) {
 		CheckDefinition(s, nil, true)
 	}
 }
+
+func TestKubernetesLibraryCallsCostWhatKubeAPIServerCounts(t *testing.T) {
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"strs": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+	}, "x-kubernetes-validations": []any{map[string]any{"rule": "self.strs.isSorted()"}}}
+	strs := make([]any, 200)
+	for i := range strs {
+		strs[i] = strings.Repeat("a", 10)
+	}
+	// isSorted costs a traversal of the list: a tenth of each string's
+	// bytes, 200 in all, over a limit of 100.
+	v, err := New(schema, Options{PerCallLimit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := v.Validate(t.Context(), map[string]any{"strs": strs}, nil)
+	if len(errs) != 1 || !strings.Contains(errs[0].Detail, "call cost exceeds limit") {
+		t.Errorf("errors %v, want the call cost limit", errs)
+	}
+}
