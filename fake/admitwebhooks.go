@@ -378,10 +378,15 @@ func denied(name string, result *metav1.Status) error {
 // warn adds warnings to the response as Warning headers, as kube-apiserver
 // surfaces those of admission webhooks.
 func (req *request) warn(warnings []string) {
-	if req.w == nil {
+	if req == nil || req.w == nil {
 		return
 	}
 	for _, w := range warnings {
+		// kube-apiserver sends each warning text once per response.
+		if slices.Contains(req.warned, w) {
+			continue
+		}
+		req.warned = append(req.warned, w)
 		w = strings.Map(func(r rune) rune {
 			if r < ' ' || r == 0x7f {
 				return ' '

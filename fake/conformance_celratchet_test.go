@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -100,8 +102,25 @@ func celRatcheting(e *env) {
 		must(e, err)
 		return req(http.MethodPut).Name("r").Body(body)
 	}
-	// Values left as they were are not refused for the new rules.
-	must(e, update(func(s map[string]any) { s["other"] = "b" }).Do(e.ctx).Error())
+	// Values left as they were are not refused for the new rules; the CEL
+	// rules' failures are sent as warnings.
+	var got warningRecorder
+	cfg := *e.cfg
+	cfg.WarningHandler = &got
+	wc, err := rest.NewClient(&cfg)
+	must(e, err)
+	raw, err = req(http.MethodGet).Name("r").Do(e.ctx).Raw()
+	must(e, err)
+	var obj map[string]any
+	must(e, json.Unmarshal(raw, &obj))
+	obj["spec"].(map[string]any)["other"] = "b"
+	body, _ = json.Marshal(obj)
+	must(e, wc.Put().Group(widgetGroup).Version("v1").Namespace(e.ns).Resource("ratchetthings").Name("r").Body(body).Do(e.ctx).Error())
+	for _, w := range []string{`spec.count: Invalid value: 50: count under 10`, `spec.tags[0]: Invalid value: "aaaa": short tag`, `spec.items[0]: Invalid value: light item`} {
+		if !slices.Contains(got.texts(), w) {
+			e.Errorf("warnings %q, want %q among them", got.texts(), w)
+		}
+	}
 	// A map list's items are paired by key, whatever their order.
 	must(e, update(func(s map[string]any) { s["items"] = []any{item("y", 2), item("x", 50)} }).Do(e.ctx).Error())
 	// == ignores the order of a set's items.
@@ -112,6 +131,24 @@ func celRatcheting(e *env) {
 	wantCause(e, "changed name", celCauses(e, "changed name", update(func(s map[string]any) { s["name"] = "toolong2" })), "spec.name: Too long: may not be more than 5")
 	wantCause(e, "changed count", celCauses(e, "changed count", update(func(s map[string]any) { s["count"] = int64(51) })), "spec.count: Invalid value: 51: count under 10")
 	wantCause(e, "changed map list item", celCauses(e, "changed map list item", update(func(s map[string]any) { s["items"] = []any{item("y", 2), item("x", 51)} })), "spec.items[1]: Invalid value: light item")
+}
+
+// warningRecorder keeps the texts of the Warning headers received.
+type warningRecorder struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (r *warningRecorder) HandleWarning(_ int, _, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.all = append(r.all, text)
+}
+
+func (r *warningRecorder) texts() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.all)
 }
 
 var errStillLoose = errString("the definition's stricter schema is not served yet")

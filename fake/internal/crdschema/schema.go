@@ -40,8 +40,8 @@ import (
 // rules on update, optionalOldSelf, kube-apiserver's cost limits). On
 // update both the schema's checks and the CEL rules are ratcheted as
 // kube-apiserver ratchets them: the failures of a value equal to its old
-// one are dropped (kube-apiserver sends those of CEL rules as warnings,
-// which the fake does not), a value without an old one of its own (an
+// one are dropped (those of CEL rules become warnings, Check), a value
+// without an old one of its own (an
 // item of a set or atomic list) counting as its nearest ancestor that has
 // one; transition rules are never ratcheted. Value validations under
 // allOf, anyOf, oneOf and not are not checked.
@@ -72,8 +72,15 @@ func (s Schema) CompileRules() *Rules {
 // and transition rules (those reading oldSelf) run only on update. rules
 // are s's compiled CEL rules (nil: compiled for this call).
 func (s Schema) Apply(u, old map[string]any, rules *Rules) field.ErrorList {
+	errs, _ := s.Check(u, old, rules)
+	return errs
+}
+
+// Check is Apply, also returning the warnings kube-apiserver sends for
+// the CEL rules' failures that its ratcheting does not refuse on update.
+func (s Schema) Check(u, old map[string]any, rules *Rules) (field.ErrorList, []string) {
 	if s == nil {
-		return nil
+		return nil, nil
 	}
 	// apiVersion, kind and metadata are the server's, whatever the schema
 	// says of them.
@@ -91,27 +98,30 @@ func (s Schema) Apply(u, old map[string]any, rules *Rules) field.ErrorList {
 	if rules == nil {
 		rules = s.CompileRules()
 	}
-	return append(errs, rules.validate(u, old)...)
+	if rules.err != nil {
+		return append(errs, rules.compileErrors()...), nil
+	}
+	res := rules.v.Check(context.Background(), u, old)
+	return append(errs, res.Errors...), res.Warnings
 }
 
-func (r *Rules) validate(u, old map[string]any) field.ErrorList {
-	if r.err != nil {
-		var errs field.ErrorList
-		for _, e := range flatten(r.err) {
-			var ce *celeval.CompileError
-			if !errors.As(e, &ce) {
-				errs = append(errs, field.InternalError(nil, e))
-				continue
-			}
-			var at *field.Path
-			if ce.Path != "" {
-				at = field.NewPath(ce.Path)
-			}
-			errs = append(errs, field.Invalid(at, "object", "rule compile error: "+ce.Detail))
+// compileErrors reports rules that do not compile as kube-apiserver
+// would on each write: "rule compile error" at the rule's schema.
+func (r *Rules) compileErrors() field.ErrorList {
+	var errs field.ErrorList
+	for _, e := range flatten(r.err) {
+		var ce *celeval.CompileError
+		if !errors.As(e, &ce) {
+			errs = append(errs, field.InternalError(nil, e))
+			continue
 		}
-		return errs
+		var at *field.Path
+		if ce.Path != "" {
+			at = field.NewPath(ce.Path)
+		}
+		errs = append(errs, field.Invalid(at, "object", "rule compile error: "+ce.Detail))
 	}
-	return r.v.Validate(context.Background(), u, old)
+	return errs
 }
 
 func flatten(err error) []error {
