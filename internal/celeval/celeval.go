@@ -20,7 +20,20 @@
 //
 // Every evaluation is bounded by a cost limit (Options.PerCallLimit) and
 // all the rules of one object by a budget (Options.Budget), so a hostile
-// rule ends with a cost error instead of running on.
+// rule ends with a cost error instead of running on; the Kubernetes
+// library functions cost what kube-apiserver counts for them.
+//
+// Values are typed as kube-apiserver types them: lists of
+// x-kubernetes-list-type set and map compare with == regardless of order
+// and concatenate with + as sets and keyed maps. On update the failures of
+// values left as they were are ratcheted (Validator.Check).
+//
+// CheckDefinition checks a definition's rules as kube-apiserver does when
+// a CustomResourceDefinition is written: rules that do not compile, and
+// estimated costs (cel-go's estimator with kube-apiserver's sizes: the
+// declared maxItems, maxProperties and maxLength, else what fits in the
+// largest request) over RuleCostLimit for one rule or SchemaCostLimit for
+// a schema, each with kube-apiserver's message and path.
 package celeval
 
 import (
