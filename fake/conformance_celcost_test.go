@@ -135,6 +135,20 @@ func celCostLimits(e *env) {
 	want = append(want, at+": Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of "+factor(e, total, 100_000_000)+costHint)
 	wantCauses(e, "rules adding up over the schema's limit", crdCauses(e, costCRD("costthings", props)), want)
 
+	// Versions of different schemas are checked each at its own path.
+	twoVersions := costCRD("costthings", map[string]any{"tags": list(0, str(0, nil), nil)})
+	v1 := twoVersions["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
+	v2 := costCRD("costthings", map[string]any{"tags": list(0, str(0, nil), rule("self.all(t, t.contains('a'))"))})["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)
+	v2["name"], v2["storage"] = "v2", false
+	twoVersions["spec"].(map[string]any)["versions"] = []any{v1, v2}
+	v2At := "spec.versions[1].schema.openAPIV3Schema"
+	v2Rule := v2At + ".properties[spec].properties[tags].x-kubernetes-validations[0].rule"
+	wantCauses(e, "second version's schema", crdCauses(e, twoVersions), []string{
+		v2Rule + ": Forbidden: estimated rule cost exceeds budget by factor of more than 100x" + costHint,
+		v2Rule + ": Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+		v2At + ": Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x" + costHint,
+	})
+
 	// The same rule over bounded lists and strings is accepted.
 	req := e.serveCRD(costCRD("costthings", map[string]any{
 		"tags":  list(10, str(10, nil), rule("self.all(t, t.contains('a'))")),
