@@ -103,12 +103,15 @@ func ResourceFor[T any](opts Options) (*Schema, error) {
 // A type with no schema is a *TypeError; a declaration that cannot be
 // honoured is a *DeclarationError. It is safe for concurrent use.
 func Type(t reflect.Type, opts Options) (*Schema, error) {
-	b := &builder{visiting: map[reflect.Type]bool{}, published: map[string]bool{}, docs: opts.DocComments}
+	b := &builder{visiting: map[reflect.Type]bool{}, published: map[string]bool{}, docs: opts.DocComments, owners: map[string]owner{}}
 	s, err := b.schema(t, "")
 	if err != nil {
 		return nil, err
 	}
 	if err := declareByPath(s, t, opts.Declarations); err != nil {
+		return nil, err
+	}
+	if err := checkCosts(s, t, b.owners); err != nil {
 		return nil, err
 	}
 	describe(s, opts)
@@ -162,6 +165,9 @@ type builder struct {
 	visiting  map[reflect.Type]bool
 	published map[string]bool
 	docs      *DocComments
+	// owners are the Go type (and field) each schema path was built from,
+	// for the errors found on the whole schema.
+	owners map[string]owner
 }
 
 // schema builds the schema of t at path ("" for the root, whose metadata,
@@ -171,6 +177,9 @@ func (b *builder) schema(t reflect.Type, path string) (*Schema, error) {
 		t = t.Elem()
 	}
 	decl, hasDecl := declarationOf(t)
+	if _, ok := b.owners[path]; !ok && hasDecl {
+		b.owners[path] = owner{t: t}
+	}
 	if hasDecl && decl.Schema != nil {
 		if decl.Description != "" || decl.Tag != "" || len(decl.Validations) > 0 || len(decl.Fields) > 0 {
 			return nil, &DeclarationError{Type: t, Declaration: "Schema", Reason: "a Declaration with a Schema declares nothing else"}
@@ -336,6 +345,7 @@ func (b *builder) fields(s *Schema, t reflect.Type, path string, resource bool) 
 		if path != "" {
 			p = path + "." + name
 		}
+		b.owners[p] = owner{t: t, field: f.Name}
 		var fs *Schema
 		if resource && name == "metadata" && ft == objectMetaType {
 			fs = &Schema{Type: "object"}

@@ -17,7 +17,7 @@ type celRange struct {
 	Start int32             `json:"start"`
 	End   int32             `json:"end"`
 	Name  string            `json:"name,omitempty"`
-	Tags  []string          `json:"tags,omitempty"`
+	Tags  []string          `json:"tags,omitempty" kube:"maxItems=10"`
 	Meta  map[string]string `json:"meta,omitempty"`
 }
 
@@ -63,10 +63,10 @@ func TestCELRuleThatDoesNotCompileFailsNamingTypeAndField(t *testing.T) {
 		{"syntax error", apischema.Validation{Rule: "self.start <="}, apischema.Validation{}, "", "Syntax error"},
 		{"unknown field", apischema.Validation{Rule: "self.start <= self.finish"}, apischema.Validation{}, "", "undefined field 'finish'"},
 		{"wrong type", apischema.Validation{Rule: "self.start <= 'x'"}, apischema.Validation{}, "", "no matching overload"},
-		{"not a boolean", apischema.Validation{Rule: "self.start + 1"}, apischema.Validation{}, "", "must evaluate to bool"},
+		{"not a boolean", apischema.Validation{Rule: "self.start + 1"}, apischema.Validation{}, "", "must evaluate to a bool"},
 		{"unknown function", apischema.Validation{Rule: "self.tags.shuffle() == self.tags"}, apischema.Validation{}, "", "undeclared reference to 'shuffle'"},
 		{"unsupported Kubernetes function", apischema.Validation{Rule: "semver('1.0.0') == semver('1.0.0')"}, apischema.Validation{}, "", "Kubernetes' semver library is not supported"},
-		{"messageExpression not a string", apischema.Validation{Rule: "true", MessageExpression: "self.start"}, apischema.Validation{}, "", "must evaluate to string"},
+		{"messageExpression not a string", apischema.Validation{Rule: "true", MessageExpression: "self.start"}, apischema.Validation{}, "", "must evaluate to a string"},
 		{"fieldPath to no field", apischema.Validation{Rule: "true", FieldPath: ".nope"}, apischema.Validation{}, "", "nope is not in the schema"},
 		{"on a field: unknown field of a string", apischema.Validation{}, apischema.Validation{Rule: "self.x == 1"}, "Name", "does not support field selection"},
 		{"on a field: wrong type", apischema.Validation{}, apischema.Validation{Rule: "self > 1"}, "Name", "no matching overload"},
@@ -88,7 +88,7 @@ func TestCELRuleThatDoesNotCompileFailsNamingTypeAndField(t *testing.T) {
 }
 
 func TestCELRulesThatCompileAreKept(t *testing.T) {
-	ruleOnType = apischema.Validation{Rule: "self.start <= self.end && (!has(self.tags) || self.tags.isSorted())", MessageExpression: "'bad range ' + string(self.start)"}
+	ruleOnType = apischema.Validation{Rule: "self.start <= self.end && (!has(self.tags) || self.tags.isSorted())", MessageExpression: "'bad range ' + (has(self.name) ? self.name : '')"}
 	ruleOnField = apischema.Validation{Rule: "self == oldSelf", Message: "immutable"}
 	defer func() { ruleOnType, ruleOnField = apischema.Validation{}, apischema.Validation{} }()
 	s, err := apischema.Resource(reflect.TypeFor[celResource](), apischema.Options{})
@@ -105,5 +105,86 @@ func TestCELRuleInADeclaredSchemaIsCompiled(t *testing.T) {
 	var de *apischema.DeclarationError
 	if !errors.As(err, &de) || de.Declaration != "Schema" || !strings.Contains(de.Reason, "a rule at a does not compile") {
 		t.Fatalf("got %v, want a *DeclarationError on Schema", err)
+	}
+}
+
+// costlyTags declares a rule over every string of a list with no bounds:
+// kube-apiserver refuses it for its estimated cost.
+type costlyTags struct {
+	Tags []string `json:"tags"`
+}
+
+func (costlyTags) KubeSchema() apischema.Declaration {
+	return apischema.Declaration{Fields: map[string]apischema.Field{"Tags": {Validations: []apischema.Validation{{Rule: "self.all(t, t.contains('a'))"}}}}}
+}
+
+type shortTag string
+
+func (shortTag) KubeSchema() apischema.Declaration { return apischema.Declaration{Tag: "maxLength=10"} }
+
+// boundedTags declares the same rule on a bounded list of bounded strings.
+type boundedTags struct {
+	Tags []shortTag `json:"tags" kube:"maxItems=10"`
+}
+
+func (boundedTags) KubeSchema() apischema.Declaration {
+	return apischema.Declaration{Fields: map[string]apischema.Field{"Tags": {Validations: []apischema.Validation{{Rule: "self.all(t, t.contains('a'))"}}}}}
+}
+
+// manyItemRules holds rules on the items of unbounded lists, each under
+// the limit of one rule, together over the limit of a schema.
+type manyItemRules struct {
+	A []itemRule `json:"a"`
+	B []itemRule `json:"b"`
+	C []itemRule `json:"c"`
+	D []itemRule `json:"d"`
+	E []itemRule `json:"e"`
+	F []itemRule `json:"f"`
+	G []itemRule `json:"g"`
+	H []itemRule `json:"h"`
+	I []itemRule `json:"i"`
+	J []itemRule `json:"j"`
+	K []itemRule `json:"k"`
+}
+
+type itemRule string
+
+func (itemRule) KubeSchema() apischema.Declaration {
+	return apischema.Declaration{Tag: "maxLength=20", Validations: []apischema.Validation{{Rule: "self.contains('a')"}}}
+}
+
+func TestCELRulesOverKubeAPIServersCostLimitsFailNamingTheBoundsThatHelp(t *testing.T) {
+	tests := []struct {
+		name  string
+		typ   reflect.Type
+		owner reflect.Type
+		field string
+		want  []string
+	}{
+		{"rule over an unbounded list of unbounded strings", reflect.TypeFor[costlyTags](), reflect.TypeFor[costlyTags](), "Tags",
+			[]string{"exceeds kube-apiserver's limit of 10000000 for one rule", "tags (maxItems), tags[*] (maxLength); declaring those bounds"}},
+		{"rules adding up over the limit of a schema", reflect.TypeFor[manyItemRules](), reflect.TypeFor[itemRule](), "",
+			[]string{"add up to", "over kube-apiserver's limit of 100000000 for one schema", "request: a (maxItems);"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := apischema.Type(tc.typ, apischema.Options{})
+			var de *apischema.DeclarationError
+			if !errors.As(err, &de) {
+				t.Fatalf("got %v, want a *DeclarationError", err)
+			}
+			if de.Type != tc.owner || de.Field != tc.field {
+				t.Errorf("got type %v, field %q; want %v, %q", de.Type, de.Field, tc.owner, tc.field)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(de.Reason, w) {
+					t.Errorf("reason %q, want it to say %q", de.Reason, w)
+				}
+			}
+			t.Log(err)
+		})
+	}
+	if _, err := apischema.Type(reflect.TypeFor[boundedTags](), apischema.Options{}); err != nil {
+		t.Errorf("bounded list: %v", err)
 	}
 }

@@ -31,9 +31,15 @@
 //     fieldPath) is compiled as kube-apiserver compiles it, self typed by
 //     the schema it is declared on, when the schema is built: a syntax
 //     error, an unknown field, a type error or an unknown function is a
-//     *DeclarationError naming the type, the field and the CEL error (the
-//     rule's estimated cost, which kube-apiserver also bounds, is not
-//     checked);
+//     *DeclarationError naming the type, the field and the CEL error. The
+//     rules' estimated costs are checked on the whole schema as
+//     kube-apiserver checks them when the CustomResourceDefinition is
+//     written (a rule's cost times the values it may run on, at most
+//     10,000,000; all of them together at most 100,000,000): a rule over
+//     them is a *DeclarationError naming the type and field it was
+//     declared on, its estimate, the limit and the lists, maps and strings
+//     whose missing maxItems, maxProperties or maxLength made the estimate
+//     take their size from the largest request;
 //
 // and, for fields of types the author cannot tag, by path in
 // Options.Declarations.

@@ -16,18 +16,22 @@ import (
 
 // memBackend is an in-memory informer.Backend for unit tests: one store per
 // Go type, LIST and WATCH served from it, writes fanned out to watchers.
-// It has no timers, so it works inside testing/synctest bubbles.
+// It has no timers, so it works inside testing/synctest bubbles. A WATCH
+// from a resourceVersion first replays the writes made after it, as the API
+// server does, so a write between an informer's LIST and its WATCH is not
+// lost.
 type memBackend struct {
 	mu      sync.Mutex
 	rv      int
 	objs    map[reflect.Type]map[informer.Key]informer.Object
 	watches map[reflect.Type][]*memWatch
-	gate    chan struct{} // when not nil, LIST waits for it to close
-	listErr error         // when set, LIST fails with it
+	events  map[reflect.Type][]watch.Event // every write since creation, in order
+	gate    chan struct{}                  // when not nil, LIST waits for it to close
+	listErr error                          // when set, LIST fails with it
 }
 
 func newMemBackend(objs ...informer.Object) *memBackend {
-	s := &memBackend{objs: map[reflect.Type]map[informer.Key]informer.Object{}, watches: map[reflect.Type][]*memWatch{}}
+	s := &memBackend{objs: map[reflect.Type]map[informer.Key]informer.Object{}, watches: map[reflect.Type][]*memWatch{}, events: map[reflect.Type][]watch.Event{}}
 	for _, o := range objs {
 		s.put(o)
 	}
@@ -77,6 +81,7 @@ func (s *memBackend) remove(o informer.Object) {
 }
 
 func (s *memBackend) notify(t reflect.Type, e watch.Event) {
+	s.events[t] = append(s.events[t], e)
 	live := s.watches[t][:0]
 	for _, w := range s.watches[t] {
 		select {
@@ -124,21 +129,29 @@ func (l *memLW) List(ctx context.Context, _ metav1.ListOptions) (informer.ListRe
 	return res, nil
 }
 
-func (l *memLW) Watch(ctx context.Context, _ metav1.ListOptions) (watch.Interface, error) {
+func (l *memLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	w := &memWatch{in: make(chan watch.Event, 1024), ch: make(chan watch.Event), done: make(chan struct{})}
-	go w.forward()
 	l.s.mu.Lock()
+	if from, err := strconv.Atoi(opts.ResourceVersion); err == nil && from > 0 {
+		for _, e := range l.s.events[l.t] {
+			if rv, _ := strconv.Atoi(e.Object.(informer.Object).GetResourceVersion()); rv > from {
+				w.replay = append(w.replay, watch.Event{Type: e.Type, Object: e.Object.DeepCopyObject()})
+			}
+		}
+	}
 	l.s.watches[l.t] = append(l.s.watches[l.t], w)
 	l.s.mu.Unlock()
+	go w.forward()
 	context.AfterFunc(ctx, w.Stop)
 	return w, nil
 }
 
 type memWatch struct {
-	in   chan watch.Event
-	ch   chan watch.Event
-	done chan struct{}
-	once sync.Once
+	replay []watch.Event // writes after the requested resourceVersion, sent first
+	in     chan watch.Event
+	ch     chan watch.Event
+	done   chan struct{}
+	once   sync.Once
 }
 
 func (w *memWatch) Stop() { w.once.Do(func() { close(w.done) }) }
@@ -146,6 +159,13 @@ func (w *memWatch) Stop() { w.once.Do(func() { close(w.done) }) }
 // forward passes events from in to ch until Stop, then closes ch.
 func (w *memWatch) forward() {
 	defer close(w.ch)
+	for _, e := range w.replay {
+		select {
+		case w.ch <- e:
+		case <-w.done:
+			return
+		}
+	}
 	for {
 		select {
 		case e := <-w.in:

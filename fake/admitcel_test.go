@@ -85,3 +85,28 @@ func TestWebhookMatchConditionThatDoesNotCompileIsInvalid(t *testing.T) {
 		}
 	})
 }
+
+func TestMutatingWebhookMatchConditionsSeeEarlierWebhooksChanges(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var first, second atomic.Int64
+		f := newHookFixture(t, map[string]http.Handler{
+			"https://hooks.test/first":  labelDefaulter(&first, "stage", "one"),
+			"https://hooks.test/second": labelDefaulter(&second, "second", "yes"),
+		})
+		f.register(&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "m"},
+			Webhooks: []admissionregistrationv1.MutatingWebhook{
+				mutatingHook("first.hooks.test", "https://hooks.test/first", nil),
+				// Matches only once the first webhook has labelled the object.
+				mutatingHook("second.hooks.test", "https://hooks.test/second", func(h *admissionregistrationv1.MutatingWebhook) {
+					h.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "labelled", Expression: "has(object.metadata.labels) && 'stage' in object.metadata.labels"}}
+				}),
+			}}, "mutatingwebhookconfigurations")
+		out, err := f.createConfigMap(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Load() != 1 || second.Load() != 1 || out.Labels["second"] != "yes" {
+			t.Errorf("calls %d and %d, labels %v; want each webhook called once, the second's label set", first.Load(), second.Load(), out.Labels)
+		}
+	})
+}

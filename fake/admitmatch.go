@@ -108,7 +108,7 @@ func deref[T any](p *T) T {
 
 // matchingWebhooks returns the webhooks of gvr's configurations that a is
 // sent to, each with the version it is sent in. Caller holds s.mu.
-func (s *Server) matchingWebhooks(gvr schema.GroupVersionResource, a *admission) ([]webhook, error) {
+func (s *Server) matchingWebhooks(gvr schema.GroupVersionResource, a *admission, conditions bool) ([]webhook, error) {
 	if len(s.st.data[gvr]) == 0 || neverAdmitted[a.req.res.gvr.GroupResource()] {
 		return nil, nil
 	}
@@ -120,7 +120,7 @@ func (s *Server) matchingWebhooks(gvr schema.GroupVersionResource, a *admission)
 	for _, h := range all {
 		h.via = nil
 		ok, err := s.webhookMatches(&h, a)
-		if err == nil && ok {
+		if err == nil && ok && conditions {
 			ok, err = s.matchConditionsAllow(&h, a)
 		}
 		if err != nil {

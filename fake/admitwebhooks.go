@@ -88,13 +88,15 @@ func newAdmission(req *request, op admissionv1.Operation, name string, dryRun bo
 }
 
 // mutate calls the mutating webhooks that match a, in kube-apiserver's
-// order (configurations by name, webhooks as listed), applies their JSON
+// order (configurations by name, webhooks as listed; each one's object
+// selector and matchConditions evaluated against the object as the
+// webhooks before it left it), applies their JSON
 // patches to a.obj, and calls once more each webhook of reinvocationPolicy
 // IfNeeded that a later webhook's change has not been shown to. It returns
 // the object as the webhooks left it (a.obj itself when none matched).
 // Caller holds s.mu; it is released while webhooks are called.
 func (s *Server) mutate(a *admission) (map[string]any, error) {
-	hooks, err := s.matchingWebhooks(mutatingWebhooksGVR, a)
+	hooks, err := s.matchingWebhooks(mutatingWebhooksGVR, a, false)
 	if err != nil || len(hooks) == 0 {
 		return a.obj, err
 	}
@@ -102,8 +104,22 @@ func (s *Server) mutate(a *admission) (map[string]any, error) {
 	defer s.mu.Lock()
 	version := 0
 	seen := make([]int, len(hooks))
+	called := make([]bool, len(hooks))
 	call := func(i int) error {
 		h := &hooks[i]
+		// As kube-apiserver does, each webhook's object selector and
+		// matchConditions see the object as the webhooks before it left it.
+		s.mu.Lock()
+		ok, err := s.webhookMatches(h, a)
+		if err == nil && ok {
+			ok, err = s.matchConditionsAllow(h, a)
+		}
+		s.mu.Unlock()
+		if err != nil || !ok {
+			seen[i] = version
+			return err
+		}
+		called[i] = true
 		patched, err := s.callAdmission(h, a)
 		if err != nil {
 			return err
@@ -122,7 +138,7 @@ func (s *Server) mutate(a *admission) (map[string]any, error) {
 		}
 	}
 	for i := range hooks {
-		if hooks[i].reinvoke && seen[i] != version {
+		if hooks[i].reinvoke && called[i] && seen[i] != version {
 			if err := call(i); err != nil {
 				return nil, err
 			}
@@ -137,7 +153,7 @@ func (s *Server) mutate(a *admission) (map[string]any, error) {
 // error, not a merge of them). Caller holds s.mu; it is released while
 // webhooks are called.
 func (s *Server) validate(a *admission) error {
-	hooks, err := s.matchingWebhooks(validatingWebhooksGVR, a)
+	hooks, err := s.matchingWebhooks(validatingWebhooksGVR, a, true)
 	if err != nil || len(hooks) == 0 {
 		return err
 	}
@@ -362,10 +378,15 @@ func denied(name string, result *metav1.Status) error {
 // warn adds warnings to the response as Warning headers, as kube-apiserver
 // surfaces those of admission webhooks.
 func (req *request) warn(warnings []string) {
-	if req.w == nil {
+	if req == nil || req.w == nil {
 		return
 	}
 	for _, w := range warnings {
+		// kube-apiserver sends each warning text once per response.
+		if slices.Contains(req.warned, w) {
+			continue
+		}
+		req.warned = append(req.warned, w)
 		w = strings.Map(func(r rune) rune {
 			if r < ' ' || r == 0x7f {
 				return ' '

@@ -65,7 +65,7 @@ func copyMeta(dst, src map[string]any, names ...string) {
 func (s *Server) afterCreateMutation(req *request, mutated map[string]any, orig *unstructured.Unstructured, opts writeOpts) (map[string]any, error) {
 	copyMeta(mutated, orig.Object, append([]string{"name", "namespace", "resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds"}, systemFields...)...)
 	s.prepareNew(req.res, mutated, opts)
-	return s.normalize(req.res, mutated, nil)
+	return s.normalize(req, req.res, mutated, nil)
 }
 
 // afterUpdateMutation takes an update as the mutating webhooks left it
@@ -94,7 +94,7 @@ func (s *Server) afterUpdateMutation(req *request, old *object, mutated, u map[s
 	default:
 		keepOnMainUpdate(res, mutated, old.u)
 	}
-	out, err := s.normalize(res, mutated, old.u)
+	out, err := s.normalize(req, res, mutated, old.u)
 	if err != nil {
 		return nil, err
 	}

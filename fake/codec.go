@@ -153,10 +153,13 @@ func notAcceptable() error {
 // canonical shape (as kube-apiserver stores it), defaults a
 // CustomResourceDefinition (defaultCRD), and applies a custom resource's structural schema (pruning, defaults,
 // validation: a 422 Invalid listing every field at fault; old is the
-// object an update replaces, nil on create).
-func (s *Server) normalize(res *resource, u, old map[string]any) (map[string]any, error) {
+// object an update replaces, nil on create; the CEL failures ratcheting
+// lets through are Warning headers of req, which may be nil).
+func (s *Server) normalize(req *request, res *resource, u, old map[string]any) (map[string]any, error) {
 	if res.schema != nil {
-		if errs := res.schema.Apply(u, old, res.rules); len(errs) > 0 {
+		errs, warnings := res.schema.Check(u, old, res.rules)
+		req.warn(warnings)
+		if len(errs) > 0 {
 			md, _ := u["metadata"].(map[string]any)
 			name, _ := md["name"].(string)
 			return nil, apierrors.NewInvalid(res.gvk.GroupKind(), name, errs)

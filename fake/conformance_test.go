@@ -107,7 +107,7 @@ func newEnv(t *testing.T, tg target) *env {
 }
 
 func runConformance(t *testing.T, tg target) {
-	for _, tc := range slices.Concat(conformanceCases(), fidelityCases(), openAPICases(), defaultingCases(), applyCases(), goTypeCases(), webhookCases(), webhookParityCases(), serverRuleCases(), celCases(), celWebhookCases()) {
+	for _, tc := range slices.Concat(conformanceCases(), fidelityCases(), openAPICases(), defaultingCases(), applyCases(), goTypeCases(), webhookCases(), webhookParityCases(), serverRuleCases(), celCases(), celDefinitionCases(), celWebhookCases()) {
 		t.Run(tc.name, func(t *testing.T) {
 			if why, ok := fakeExceptions[tc.name]; ok && tg.isFake {
 				t.Skip("documented exception: " + why)

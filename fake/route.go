@@ -22,8 +22,11 @@ type request struct {
 	asMeta    string // answer with PartialObjectMetadata of this meta.k8s.io version (v1, v1beta1); "" for whole objects
 	r         *http.Request
 	// w is the response being written, for the Warning headers of
-	// admission webhooks; nil for the server's own writes.
+	// admission webhooks and ratcheted CEL rules; nil for the server's own
+	// writes.
 	w http.ResponseWriter
+	// warned are the warnings sent (each is sent once).
+	warned []string
 }
 
 // parsePath splits a resource path. ok is false for paths that are not

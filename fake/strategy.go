@@ -150,7 +150,7 @@ func kindStrategies() map[schema.GroupVersionResource]*strategy {
 			admitUpdate: (*Server).allocateService,
 		},
 		crdGVR: {
-			validate:    checkAPIApproval,
+			validate:    validateCRD,
 			afterCreate: (*Server).crdCreated,
 			afterUpdate: (*Server).crdUpdated,
 			afterDelete: (*Server).crdDeleted,

@@ -112,7 +112,7 @@ func (s *Server) create(req *request, u map[string]any, opts writeOpts, applied 
 	}
 	s.prepareNew(res, u, opts)
 	unlabelled := len(uu.GetLabels()) == 0
-	u, err := s.normalize(res, u, nil)
+	u, err := s.normalize(req, res, u, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +284,7 @@ func (s *Server) update(req *request, old *object, u map[string]any, opts writeO
 			uu.SetManagedFields(oldU.GetManagedFields())
 		}
 	}
-	u, err := s.normalize(res, u, old.u)
+	u, err := s.normalize(req, res, u, old.u)
 	if err != nil {
 		return nil, err
 	}

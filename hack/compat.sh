@@ -19,6 +19,7 @@ areas=(
   "informers (streaming list, paginated list, resumption, 410)|./informer"
   "server-side apply and object helpers|./objects"
   "CRDs|./crd"
+  "CRDs from Go types, typed apply, installation|./apischema/... ./apply ./install"
   "leader election|./leaderelection"
   "events recorder|./record"
   "manager and controllers|./manager ./controller"

@@ -65,9 +65,29 @@ func (s *cacheStore[T]) tidy() {
 	a.written, a.live = 0, live
 }
 
+// keepAll, in the open transaction, gives the entries whose chunk was let
+// go while they were being staged (a replacement builds its content beside
+// the store's, which the upkeep of another write does not see) a copy in a
+// chunk being filled.
+func (s *cacheStore[T]) keepAll() {
+	if s.pack == nil {
+		return
+	}
+	a := &s.pack.ar
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s.moveIf(func(c *chunk) bool { return c.retired }, a.copyIn)
+}
+
 // move gives every stored entry whose encoding is in a chunk marked
 // moving a copy of it made by place, in the open transaction.
 func (s *cacheStore[T]) move(place func(raw []byte) packed) {
+	s.moveIf(func(c *chunk) bool { return c.moving }, place)
+}
+
+// moveIf gives every stored entry whose encoding is in a chunk for which
+// which reports true a copy of it made by place.
+func (s *cacheStore[T]) moveIf(which func(*chunk) bool, place func(raw []byte) packed) {
 	for mi := range s.w.mids {
 		if s.w.mids[mi] == nil {
 			continue
@@ -79,7 +99,7 @@ func (s *cacheStore[T]) move(place func(raw []byte) packed) {
 			}
 			for i := range sh.items {
 				pk := sh.items[i].e.pk
-				if !pk.ok() || !pk.c.moving {
+				if !pk.ok() || pk.c.solo || !which(pk.c) {
 					continue
 				}
 				if sh.txn != s.txn {

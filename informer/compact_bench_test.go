@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -134,9 +135,10 @@ type cacheMode struct {
 
 // heapOf returns the live heap per object of a cache of objects decoded
 // one by one from raws (as a watch decodes them) and stored through the
-// informer's sink with opts, and the live heap per object when every
-// object has been received and prepared but not yet stored: what an
-// initial list holds just before the cache is filled.
+// informer's sink with opts, as the reflector stores a list, and the live
+// heap per object when every object has been received but the list is not
+// yet committed: what an initial list holds just before the cache is
+// published (the peak of a sync, short of the garbage in flight).
 func heapOf[T Object](b *testing.B, raws [][]byte, decode func([]byte) T, opts Options[T]) (perObject, prepared float64) {
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -144,15 +146,14 @@ func heapOf[T Object](b *testing.B, raws [][]byte, decode func([]byte) T, opts O
 	opts.MutationDetection = DetectOff
 	inf := New(Funcs[T]{}, opts)
 	s := (*sink[T])(inf)
-	items := make([]T, len(raws))
-	for i, raw := range raws {
-		items[i] = s.Prepare(decode(raw))
+	st := s.stage()
+	for _, raw := range raws {
+		st.Put(decode(raw), false, false)
 	}
 	var mid runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&mid)
-	s.Replace(items, "1")
-	items = nil
+	st.Commit("1")
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(inf)
@@ -448,10 +449,12 @@ func BenchmarkCacheSync(b *testing.B) {
 				inf.AddEventHandler(HandlerFuncs[*corev1.Pod]{}, HandlerOptions{}) // not running: buffers only
 				s := (*sink[*corev1.Pod])(inf)
 				b.StartTimer()
+				st := s.stage()
 				for i, p := range pods {
-					pods[i] = s.Prepare(p)
+					pods[i] = nil
+					st.Put(p, false, false)
 				}
-				s.Replace(pods, "1")
+				st.Commit("1")
 			}
 		})
 	}
@@ -496,4 +499,95 @@ func BenchmarkCacheChurnHeap(b *testing.B) {
 	}
 	b.ReportMetric(per, "bytes/obj")
 	b.ReportMetric(ratio, "heap/encoded")
+}
+
+// BenchmarkSyncPeakHeap runs an informer through the streaming initial
+// sync of 20,000 Pods (each event decoded from its encoding as the watch
+// arrives, as a watch decodes it) and reports the highest heap seen while
+// it synced (peak-MiB, sampled every 100µs from runtime/metrics, garbage
+// included, at the process's GOGC), the live heap after the sync
+// (live-MiB, after a collection) and the bytes allocated per Pod.
+func BenchmarkSyncPeakHeap(b *testing.B) {
+	const n = 20000
+	for _, shape := range heapShapes[:2] {
+		raws := make([][]byte, n)
+		for i := range raws {
+			raws[i] = shape.raw(i)
+		}
+		for _, decoded := range []bool{false, true} {
+			name := shape.name + "/compact"
+			if decoded {
+				name = shape.name + "/decoded"
+			}
+			b.Run(name, func(b *testing.B) {
+				var peak, live, alloc float64
+				for b.Loop() {
+					peak, live, alloc = syncPeak(b, raws, decoded)
+				}
+				b.ReportMetric(peak, "peak-MiB")
+				b.ReportMetric(live, "live-MiB")
+				b.ReportMetric(alloc, "alloc-bytes/obj")
+			})
+		}
+	}
+}
+
+func syncPeak(b *testing.B, raws [][]byte, decoded bool) (peakMiB, liveMiB, allocPerObj float64) {
+	var d protodec.Decoder
+	decode := benchDecode[corev1.Pod](&d)
+	w := watch.NewFakeWithChanSize(0, false)
+	lw := Funcs[*corev1.Pod]{
+		WatchFunc: func(contextT, metav1.ListOptions) (watch.Interface, error) { return w, nil },
+	}
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	base := heapObjects()
+	stopSampling := make(chan struct{})
+	sampled := make(chan uint64)
+	go func() {
+		var top uint64
+		tick := time.NewTicker(100 * time.Microsecond)
+		defer tick.Stop()
+		for {
+			if h := heapObjects(); h > top {
+				top = h
+			}
+			select {
+			case <-stopSampling:
+				sampled <- top
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	inf := New[*corev1.Pod](lw, Options[*corev1.Pod]{MutationDetection: DetectOff, Decoded: decoded})
+	stop := start(b, inf)
+	go func() {
+		for _, raw := range raws {
+			w.Add(decode(raw))
+		}
+		end := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "200000", Annotations: map[string]string{metav1.InitialEventsAnnotationKey: "true"}}}
+		w.Action(watch.Bookmark, end)
+	}()
+	if err := inf.WaitForSync(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	close(stopSampling)
+	top := <-sampled
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	alloc := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(raws))
+	runtime.GC()
+	live := heapObjects()
+	runtime.KeepAlive(inf)
+	stop()
+	return float64(top-base) / (1 << 20), float64(live-base) / (1 << 20), alloc
+}
+
+// heapObjects returns the bytes of heap objects, live and not yet swept.
+func heapObjects() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

@@ -27,8 +27,13 @@
 //   - The store is written by one goroutine and read by any number without
 //     locks: a copy-on-write tree of small shards, so a reader listing ten
 //     thousand objects never delays a write, and every read sees one
-//     consistent point in time. A relist is applied key by key, in place,
-//     as one atomic batch; unchanged objects keep their cached pointer, so a
+//     consistent point in time. A complete state (the initial list, a
+//     streaming list's initial events, a relist) is written into the
+//     store's next version as it arrives, page by page or event by event,
+//     and published as one atomic batch once complete: until then readers
+//     see the previous content, and a list that fails or expires halfway
+//     leaves it as it was. The reflector holds no list of its own;
+//     unchanged objects keep their cached pointer (or encoding), so a
 //     relist does not double memory.
 //   - Every write yields changes (Added, Updated, Deleted, Replaced,
 //     Sync), the equivalent of client-go's DeltaFIFO: in order per key,
@@ -142,10 +147,11 @@
 // decoded on every read. Labels are matched on the bytes, so a List with a
 // selector decodes only what matches; the namespace, name and
 // resourceVersion are read in place; the values of Indexers and
-// Transform's result are computed once, when an object is stored; a list
-// being received holds encodings, not decoded objects; a relist keeps the
-// bytes of every unchanged object (with the client packages'
-// ListerWatchers the event is not even decoded). Each read and each
+// Transform's result are computed once, when an object is stored; each
+// object of a list being received is encoded as it arrives and its decoded
+// form dropped, so the sync's peak holds little more than the cache it
+// fills; a relist keeps the bytes of every unchanged object (with the
+// client packages' ListerWatchers the event is not even decoded). Each read and each
 // handler callback gets an object of its own, whose strings view the
 // cached bytes but whose structs, slices and maps nobody else holds:
 // modifying it is safe, so the rule "never modify an object from a cache"

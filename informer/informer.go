@@ -591,8 +591,8 @@ func (s *sink[T]) prepare(obj T, shared bool) T {
 }
 
 // prepareCompact is prepare for a compact cache: obj is encoded at once
-// and a stand-in returned (see Store.prepack), so that a list being
-// received holds encoded objects, not decoded ones.
+// and a stand-in returned (see Store.prepack). A complete state being
+// received is stored by sinkStager instead, without stand-ins.
 func (s *sink[T]) prepareCompact(obj T) T {
 	i := (*Informer[T])(s)
 	if i.store.isPending(obj) {
@@ -671,6 +671,62 @@ func (s *sink[T]) Replace(items []T, _ string) {
 		close(i.syncedCh)
 	}
 }
+
+// stage implements stagingSink: a complete state is written into an open
+// replacement of the store as it arrives (see replacement), so that the
+// reflector holds no list and a compact cache encodes each object at once.
+func (s *sink[T]) stage() stager[T] {
+	return &sinkStager[T]{s: s, r: s.store.beginReplace()}
+}
+
+// sinkStager is the informer's stager.
+type sinkStager[T Object] struct {
+	s *sink[T]
+	r *replacement[T]
+}
+
+func (st *sinkStager[T]) Put(obj T, shared, detachIt bool) {
+	i := (*Informer[T])(st.s)
+	if i.store.pack == nil {
+		p := st.s.prepare(obj, shared)
+		if detachIt && any(p) == any(obj) {
+			p = detach(p)
+		}
+		st.r.put(p)
+		return
+	}
+	// A compact cache: the object is encoded now and dropped (no stand-in
+	// is made), or, unchanged, keeps the encoding held.
+	if !i.store.isPending(obj) {
+		held := i.store.heldPacked(KeyOf(obj))
+		if !held.pk.ok() || obj.GetResourceVersion() == "" || !held.pk.hasRV(obj.GetResourceVersion()) {
+			if !i.opts.KeepManagedFields {
+				dropManagedFields(obj)
+			}
+			if i.opts.Transform != nil {
+				obj = i.opts.Transform(obj)
+			}
+		}
+	}
+	st.r.put(obj)
+}
+
+func (st *sinkStager[T]) Remove(k Key) { st.r.remove(k) }
+
+func (st *sinkStager[T]) Commit(string) {
+	i := (*Informer[T])(st.s)
+	i.write.Lock()
+	defer i.write.Unlock()
+	first := !i.synced
+	i.fanout(st.r.commit(first), first)
+	i.store.settle()
+	if first {
+		i.synced = true
+		close(i.syncedCh)
+	}
+}
+
+func (st *sinkStager[T]) Abort() { st.r.abort() }
 
 func (s *sink[T]) Add(obj T)    { s.upsert(obj) }
 func (s *sink[T]) Update(obj T) { s.upsert(obj) }

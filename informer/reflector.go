@@ -54,6 +54,33 @@ type deltaSink[T Object] interface {
 	Delete(obj T)
 }
 
+// stagingSink is a deltaSink that stores a complete state while it is
+// received, instead of being handed it whole by Replace (the informer's
+// sink is one): the reflector then holds no list of its own.
+type stagingSink[T Object] interface {
+	// stage opens a complete state; the store keeps its current content
+	// until the stager's Commit.
+	stage() stager[T]
+}
+
+// stager receives one complete state (an initial list, a streaming list's
+// initial events, a relist), from the reflector's goroutine only.
+type stager[T Object] interface {
+	// Put prepares obj as Sink.Prepare would (shared: it came from a watch
+	// that shared its values, see hintingSink) and adds it, replacing
+	// what an earlier Put gave for its key. detach asks that a decoded
+	// object kept as it is be moved out of its LIST page (see detach).
+	Put(obj T, shared, detach bool)
+	// Remove drops what was put under k.
+	Remove(k Key)
+	// Commit delivers what was put as the complete state as of
+	// resourceVersion (Sink.Replace). The stager is spent.
+	Commit(resourceVersion string)
+	// Abort drops what was put: the sink keeps what it holds. It does
+	// nothing after Commit.
+	Abort()
+}
+
 // ReflectorOptions configures a [reflector]. The zero value is valid.
 type ReflectorOptions struct {
 	// LabelSelector and FieldSelector restrict what is listed and watched.
@@ -164,7 +191,7 @@ type state[T Object] struct {
 	started    time.Time     // Watching: when the watch opened
 	watchFor   time.Duration // the current watch's timeoutSeconds
 	events     int           // Watching: events received on the current watch
-	initial    []T           // Streaming: collected initial objects
+	staged     stager[T]     // Streaming: the initial objects received so far
 	shared     bool          // the current watch shares objects (codec.Hints.Share)
 	backoff    backoffState
 }
@@ -182,6 +209,8 @@ type reflector[T Object] struct {
 	sink deltaSink[T]
 	// hinting is sink when it is a hintingSink, else nil.
 	hinting hintingSink[T]
+	// staging is sink when it is a stagingSink, else nil.
+	staging stagingSink[T]
 	opts    ReflectorOptions
 	clock   clock.Clock
 	backoff backoffConfig
@@ -223,6 +252,7 @@ func newReflector[T Object](lw ListerWatcher[T], sink deltaSink[T], opts Reflect
 		backoff: reflectorBackoff(opts.Backoff, opts.BackoffResetAfter),
 		admit:   newAdmission(opts, namespaceOf(lw), reflect.TypeFor[T]())}
 	r.hinting, _ = sink.(hintingSink[T])
+	r.staging, _ = sink.(stagingSink[T])
 	r.log = defaultlog.Or(r.log)
 	return r
 }
@@ -234,6 +264,9 @@ func (r *reflector[T]) Run(ctx context.Context) {
 	defer func() {
 		if s.w != nil {
 			s.w.Stop()
+		}
+		if s.staged != nil {
+			s.staged.Abort()
 		}
 	}()
 	for ctx.Err() == nil {
@@ -406,7 +439,8 @@ func (r *reflector[T]) openStream(ctx context.Context, s *state[T], now time.Tim
 		s.listOnce = true
 		return 0
 	}
-	s.w, s.phase, s.initial, s.shared = w, phaseStreaming, nil, shared
+	s.w, s.phase, s.shared = w, phaseStreaming, shared
+	s.staged = r.stage()
 	s.deadline = now.Add(r.opts.InitialEventsTimeout)
 	return 0
 }
@@ -415,10 +449,10 @@ func (r *reflector[T]) openStream(ctx context.Context, s *state[T], now time.Tim
 func (r *reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Duration {
 	timer, stopTimer := clock.NewTimer(r.clock, s.deadline.Sub(r.clock.Now()))
 	defer stopTimer()
-	var index map[Key]int // built lazily if the stream modifies or deletes
 	abandon := func(err error) time.Duration {
 		s.w.Stop()
-		s.w, s.initial, s.phase = nil, nil, phaseNeedState
+		s.staged.Abort()
+		s.w, s.staged, s.phase = nil, nil, phaseNeedState
 		if err != nil {
 			r.fail(err)
 		}
@@ -455,34 +489,11 @@ func (r *reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Dur
 					}
 					continue
 				}
-				if ev.Type == watch.Added && index == nil {
-					s.initial = append(s.initial, r.prepareWatched(s, obj))
+				if ev.Type == watch.Deleted {
+					s.staged.Remove(KeyOf(obj))
 					continue
 				}
-				if index == nil {
-					index = make(map[Key]int, len(s.initial))
-					for i, o := range s.initial {
-						index[KeyOf(o)] = i
-					}
-				}
-				k := KeyOf(obj)
-				i, found := index[k]
-				switch {
-				case ev.Type == watch.Deleted && found:
-					last := len(s.initial) - 1
-					s.initial[i] = s.initial[last]
-					index[KeyOf(s.initial[i])] = i
-					var zero T
-					s.initial[last] = zero
-					s.initial = s.initial[:last]
-					delete(index, k)
-				case ev.Type == watch.Deleted:
-				case found:
-					s.initial[i] = r.prepareWatched(s, obj)
-				default:
-					index[k] = len(s.initial)
-					s.initial = append(s.initial, r.prepareWatched(s, obj))
-				}
+				s.staged.Put(obj, s.shared, false)
 			case watch.Bookmark:
 				m, ok := ev.Object.(metav1.Object)
 				if !ok {
@@ -492,12 +503,12 @@ func (r *reflector[T]) collectInitial(ctx context.Context, s *state[T]) time.Dur
 				if m.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
 					continue
 				}
-				items := s.initial
-				s.initial = nil
+				st := s.staged
+				s.staged = nil
 				// The version first, so that whoever sees the sync
 				// (WaitForSync) sees its resourceVersion too.
 				r.setRV(s.rv, true)
-				r.sink.Replace(items, s.rv)
+				st.Commit(s.rv)
 				s.relistFrom = s.rv
 				if compressedStream(s.w) {
 					// The server would gzip each later event on its
@@ -530,7 +541,10 @@ func (r *reflector[T]) list(ctx context.Context, s *state[T], now time.Time) tim
 	if s.relistFrom != "" {
 		opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 	}
-	var items []T
+	// The objects go to the sink as each page arrives; the sink's content
+	// changes only when the last page has (Commit), and a list that fails
+	// before leaves it as it was (Abort).
+	st := r.stage()
 	var rv string
 	for {
 		pageCtx, cancel := context.WithTimeout(ctx, r.opts.ListTimeout)
@@ -538,6 +552,7 @@ func (r *reflector[T]) list(ctx context.Context, s *state[T], now time.Time) tim
 		timedOut := errors.Is(pageCtx.Err(), context.DeadlineExceeded) // before cancel, which sets Err too
 		cancel()
 		if err != nil {
+			st.Abort()
 			if ctx.Err() != nil {
 				return 0
 			}
@@ -552,19 +567,15 @@ func (r *reflector[T]) list(ctx context.Context, s *state[T], now time.Time) tim
 			}
 			return s.backoff.next(now)
 		}
+		// On a relist, a changed object the sink keeps decoded is moved out
+		// of the page, so that the page (whose unchanged items the sink
+		// dropped in favour of the cached ones) can be freed.
 		relist := r.hasSynced()
 		for _, o := range page.Items {
 			if r.admitted(o) != nil {
 				continue
 			}
-			p := r.sink.Prepare(o)
-			if relist && any(p) == any(o) {
-				// A changed object from a relist page: move it out of the
-				// page, so that the page (whose unchanged items the sink
-				// dropped in favour of the cached ones) can be freed.
-				p = detach(p)
-			}
-			items = append(items, p)
+			st.Put(o, false, relist)
 		}
 		if rv == "" || opts.Continue == "" {
 			rv = page.ResourceVersion
@@ -580,7 +591,7 @@ func (r *reflector[T]) list(ctx context.Context, s *state[T], now time.Time) tim
 		}
 	}
 	r.setRV(rv, true)
-	r.sink.Replace(items, rv)
+	st.Commit(rv)
 	s.rv, s.relistFrom, s.phase = rv, rv, phaseNeedWatch
 	return 0
 }
@@ -829,3 +840,65 @@ func (r *reflector[T]) prepareWatched(s *state[T], obj T) T {
 	}
 	return r.sink.Prepare(obj)
 }
+
+// stage opens a complete state on the sink: its own stager when it is a
+// stagingSink, else one that collects the prepared objects and hands them
+// to Replace.
+func (r *reflector[T]) stage() stager[T] {
+	if r.staging != nil {
+		return r.staging.stage()
+	}
+	return &listStager[T]{r: r}
+}
+
+// listStager is the stager of a sink that is not a stagingSink (a test's):
+// it collects the prepared objects and hands them to Replace.
+type listStager[T Object] struct {
+	r     *reflector[T]
+	items []T
+	index map[Key]int
+}
+
+func (l *listStager[T]) Put(obj T, shared, detachIt bool) {
+	var p T
+	if shared {
+		p = l.r.hinting.prepareShared(obj)
+	} else {
+		p = l.r.sink.Prepare(obj)
+	}
+	if detachIt && any(p) == any(obj) {
+		p = detach(p)
+	}
+	if l.index == nil {
+		l.index = map[Key]int{}
+	}
+	k := KeyOf(p)
+	if i, ok := l.index[k]; ok {
+		l.items[i] = p
+		return
+	}
+	l.index[k] = len(l.items)
+	l.items = append(l.items, p)
+}
+
+func (l *listStager[T]) Remove(k Key) {
+	i, ok := l.index[k]
+	if !ok {
+		return
+	}
+	last := len(l.items) - 1
+	l.items[i] = l.items[last]
+	l.index[KeyOf(l.items[i])] = i
+	var zero T
+	l.items[last] = zero
+	l.items = l.items[:last]
+	delete(l.index, k)
+}
+
+func (l *listStager[T]) Commit(resourceVersion string) {
+	items := l.items
+	l.items, l.index = nil, nil
+	l.r.sink.Replace(items, resourceVersion)
+}
+
+func (l *listStager[T]) Abort() { l.items, l.index = nil, nil }

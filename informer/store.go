@@ -38,7 +38,6 @@ const (
 type entry[T Object] struct {
 	obj T      // the object, unless pk holds it encoded
 	pk  packed // the encoded object, in a compact store; zero otherwise
-	gen uint64 // write transaction that last stored the entry
 	// vals holds a packed object's values of each declared index (other
 	// than NamespaceIndex), computed when it was stored.
 	vals map[string][]string
@@ -523,7 +522,12 @@ func indexValues[T Object](e entry[T], name string, fn IndexFunc[T]) []string {
 }
 
 func (s *cacheStore[T]) indexAdd(sh *shard[T], k Key, e entry[T]) {
-	for name, fn := range s.w.indexers {
+	indexAddTo(sh, k, e, s.w.indexers)
+}
+
+// indexAddTo adds k's entry e to sh's indexes named in idx.
+func indexAddTo[T Object](sh *shard[T], k Key, e entry[T], idx map[string]IndexFunc[T]) {
+	for name, fn := range idx {
 		if fn == nil {
 			continue
 		}
@@ -547,7 +551,12 @@ func (s *cacheStore[T]) indexAdd(sh *shard[T], k Key, e entry[T]) {
 }
 
 func (s *cacheStore[T]) indexDel(sh *shard[T], k Key, e entry[T]) {
-	for name, fn := range s.w.indexers {
+	indexDelFrom(sh, k, e, s.w.indexers)
+}
+
+// indexDelFrom removes k's entry e from sh's indexes named in idx.
+func indexDelFrom[T Object](sh *shard[T], k Key, e entry[T], idx map[string]IndexFunc[T]) {
+	for name, fn := range idx {
 		if fn == nil {
 			continue
 		}
@@ -592,17 +601,18 @@ func (s *cacheStore[T]) same(e *entry[T], obj T) bool {
 func (s *cacheStore[T]) entryOf(obj T) entry[T] {
 	if s.pack != nil {
 		if pr, ok := s.packedOf(obj, s.w.indexers); ok {
-			return entry[T]{pk: s.pack.keep(pr.pk), vals: pr.vals, gen: s.txn}
+			return entry[T]{pk: s.pack.keep(pr.pk), vals: pr.vals}
 		}
 		// Not encodable (never seen for a valid object): keep it decoded.
 	}
-	return entry[T]{obj: obj, gen: s.txn, snap: s.detect.snapshot(obj)}
+	return entry[T]{obj: obj, snap: s.detect.snapshot(obj)}
 }
 
 // prepack encodes obj for a compact store ahead of storing it, and returns
-// a stand-in holding only its namespace, name and resourceVersion: the
-// caller may hold many prepared objects (a list being received) at the
-// cost of their encoding, not of their structs. held, when not nil, is
+// a stand-in holding only its namespace, name and resourceVersion (what
+// Prepare returns for a watch event, and Hints.Known for an event of an
+// object held unchanged). A complete state being received does not go
+// through stand-ins: see replacement. held, when not nil, is
 // the encoding already stored for an unchanged obj. The stand-in is to be
 // given to the store's write methods, which take its encoding back; it is
 // never handed to a reader. When obj cannot be encoded, obj itself is
@@ -717,7 +727,6 @@ func (s *cacheStore[T]) putW(k Key, obj T) (cur, old entry[T], existed bool) {
 		e := &sh.items[i].e
 		s.detect.check(k, *e)
 		if s.same(e, obj) {
-			e.gen = s.txn
 			return *e, *e, true
 		}
 		old = *e
@@ -798,73 +807,13 @@ func (s *cacheStore[T]) remove(k Key) (old entry[T], existed bool) {
 // Replaced per item and one Deleted with FinalStateUnknown per key that is
 // gone. Readers see it atomically. Objects are never copied; the old and new
 // views share every unchanged object, so a relist holds the objects once.
+// It is a [replacement] given every item at once.
 func (s *cacheStore[T]) replace(items []T, initial bool) []change[T] {
-	s.begin()
-	defer s.commit()
-	deltas := make([]change[T], 0, len(items))
+	r := s.beginReplace()
 	for _, o := range items {
-		cur, old, existed := s.putW(KeyOf(o), o)
-		d := delta(deltaReplaced, cur)
-		if s.pack == nil {
-			d.Object = o
-		}
-		if existed {
-			d = d.withOld(old)
-		}
-		d.Initial = initial
-		deltas = append(deltas, d)
+		r.put(o)
 	}
-	if s.pack != nil {
-		s.dropPending()
-	}
-	for mi, m := range s.w.mids {
-		if m == nil {
-			continue
-		}
-		for si, sh := range m.shards {
-			if sh == nil || !hasStale(sh, s.txn) {
-				continue
-			}
-			if sh.txn != s.txn {
-				// Untouched by this relist: every entry is gone. Drop the
-				// shard without copying it.
-				for _, x := range sh.items {
-					s.detect.check(x.key(), x.e)
-					s.w.count--
-					d := delta(deltaDeleted, x.e)
-					d.FinalStateUnknown = true
-					deltas = append(deltas, d)
-				}
-				s.midAt(mi).shards[si] = nil
-				continue
-			}
-			kept := sh.items[:0]
-			for _, x := range sh.items {
-				if x.e.gen == s.txn {
-					kept = append(kept, x)
-					continue
-				}
-				s.detect.check(x.key(), x.e)
-				s.indexDel(sh, x.key(), x.e)
-				s.w.count--
-				d := delta(deltaDeleted, x.e)
-				d.FinalStateUnknown = true
-				deltas = append(deltas, d)
-			}
-			clear(sh.items[len(kept):]) // drop references to removed objects
-			sh.items = kept
-		}
-	}
-	return deltas
-}
-
-func hasStale[T Object](sh *shard[T], txn uint64) bool {
-	for i := range sh.items {
-		if sh.items[i].e.gen != txn {
-			return true
-		}
-	}
-	return false
+	return r.commit(initial)
 }
 
 // addIndexers adds indexes (existing names are kept as they are) and
@@ -883,33 +832,13 @@ func (s *cacheStore[T]) addIndexers(indexers map[string]IndexFunc[T]) {
 	}
 	next := maps.Clone(s.w.indexers)
 	maps.Copy(next, added)
-	s.w.indexers = added // index only the new ones below (never NamespaceIndex)
 	for mi, m := range s.w.mids {
 		if m == nil {
 			continue
 		}
 		for si, sh := range m.shards {
-			if sh == nil {
-				continue
-			}
-			w := s.shardAt(mi, si, false)
-			for j := range w.items {
-				x := &w.items[j]
-				if x.e.pk.ok() {
-					// Index values are shared with earlier views: give
-					// this entry new ones with the added indexes' values,
-					// computed on a decoded copy.
-					obj := s.pack.unpack(x.e.pk)
-					vals := maps.Clone(x.e.vals)
-					if vals == nil {
-						vals = make(map[string][]string, len(added))
-					}
-					for name, fn := range added {
-						vals[name] = indexValuesOf(fn, obj)
-					}
-					x.e.vals = vals
-				}
-				s.indexAdd(w, x.key(), x.e)
+			if sh != nil {
+				s.indexShard(s.shardAt(mi, si, false), added)
 			}
 		}
 	}

@@ -20,7 +20,20 @@
 //
 // Every evaluation is bounded by a cost limit (Options.PerCallLimit) and
 // all the rules of one object by a budget (Options.Budget), so a hostile
-// rule ends with a cost error instead of running on.
+// rule ends with a cost error instead of running on; the Kubernetes
+// library functions cost what kube-apiserver counts for them.
+//
+// Values are typed as kube-apiserver types them: lists of
+// x-kubernetes-list-type set and map compare with == regardless of order
+// and concatenate with + as sets and keyed maps. On update the failures of
+// values left as they were are ratcheted (Validator.Check).
+//
+// CheckDefinition checks a definition's rules as kube-apiserver does when
+// a CustomResourceDefinition is written: rules that do not compile, and
+// estimated costs (cel-go's estimator with kube-apiserver's sizes: the
+// declared maxItems, maxProperties and maxLength, else what fits in the
+// largest request) over RuleCostLimit for one rule or SchemaCostLimit for
+// a schema, each with kube-apiserver's message and path.
 package celeval
 
 import (
@@ -31,9 +44,11 @@ import (
 	"sync"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
+	"github.com/google/cel-go/interpreter"
 )
 
 // Default limits, kube-apiserver's: the cost of one evaluation and of
@@ -58,6 +73,9 @@ type CompileError struct {
 	Unsupported string
 	// Detail is the compiler's message.
 	Detail string
+	// issues is true when Detail is the compiler's list of issues (not a
+	// wrong result type, field path or reason).
+	issues bool
 }
 
 func (e *CompileError) Error() string {
@@ -101,6 +119,8 @@ var baseEnv = sync.OnceValues(func() (*cel.Env, error) {
 		cel.DefaultUTCTimeZone(true),
 		cel.CrossTypeNumericComparisons(true),
 		cel.OptionalTypes(),
+		// has() costs nothing, as in kube-apiserver's estimates.
+		cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)),
 		ext.Strings(ext.StringsVersion(2)),
 		ext.Sets(),
 		ext.TwoVarComprehensions(),
@@ -125,7 +145,7 @@ func compileIn(env *cel.Env, src, path string, want *cel.Type, opts Options) (ce
 	ast, iss := env.Compile(src)
 	if iss != nil && iss.Err() != nil {
 		detail := iss.Err().Error()
-		ce := &CompileError{Path: path, Expression: src, Detail: detail}
+		ce := &CompileError{Path: path, Expression: src, Detail: detail, issues: true}
 		if i := strings.Index(detail, "undeclared reference to '"); i >= 0 {
 			name, _, _ := strings.Cut(detail[i+len("undeclared reference to '"):], "'")
 			if lib, ok := unsupported[name]; ok {
@@ -136,17 +156,29 @@ func compileIn(env *cel.Env, src, path string, want *cel.Type, opts Options) (ce
 		return nil, nil, ce
 	}
 	if got := ast.OutputType(); !got.IsExactType(want) && !got.IsExactType(cel.DynType) {
-		return nil, nil, &CompileError{Path: path, Expression: src, Detail: fmt.Sprintf("must evaluate to %s, not %s", want, got)}
+		return nil, nil, &CompileError{Path: path, Expression: src, Detail: mustEvaluate(want)}
 	}
 	prg, err := env.Program(ast,
 		cel.CostLimit(opts.perCall()),
 		cel.InterruptCheckFrequency(100),
 		cel.EvalOptions(cel.OptOptimize),
+		cel.CostTrackerOptions(interpreter.PresenceTestHasCost(false)),
+		// The Kubernetes library functions cost what kube-apiserver counts.
+		cel.CostTracking(&estimator{}),
 	)
 	if err != nil {
 		return nil, nil, &CompileError{Path: path, Expression: src, Detail: err.Error()}
 	}
 	return prg, ast, nil
+}
+
+// mustEvaluate is kube-apiserver's message for an expression of another
+// result type than want.
+func mustEvaluate(want *cel.Type) string {
+	if want.IsExactType(cel.StringType) {
+		return "messageExpression must evaluate to a string"
+	}
+	return "cel expression must evaluate to a bool"
 }
 
 // references reports whether the checked expression reads the variable name.

@@ -111,7 +111,7 @@ func TestCompileErrors(t *testing.T) {
 		{"syntax error", "self.name ==", "Syntax error", ""},
 		{"unknown field", "self.nope == 1", "undefined field 'nope'", ""},
 		{"wrong type", "self.name == 1", "found no matching overload", ""},
-		{"not a boolean", "self.name", "must evaluate to bool", ""},
+		{"not a boolean", "self.name", "must evaluate to a bool", ""},
 		{"unknown function", "self.name.frobnicate()", "undeclared reference to 'frobnicate'", ""},
 		{"unsupported Kubernetes function", "semver('1.2.3').major() == 1", "function semver of Kubernetes' semver library is not supported", "semver"},
 		{"sum of strings", "self.strs.sum() == 'x'", "found no matching overload for 'sum'", ""},

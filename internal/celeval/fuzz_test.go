@@ -7,7 +7,8 @@ import (
 )
 
 // FuzzCompileAndEvaluate compiles random rules on a schema of every kind
-// and evaluates them on random objects: an error is fine, a panic or an
+// (estimating their costs as a definition's are) and evaluates them on
+// random objects: an error is fine, a panic or an
 // evaluation that does not end is not.
 func FuzzCompileAndEvaluate(f *testing.F) {
 	f.Add("self.name.size() > 2", `{"name":"abc","n":1,"l":[1,2],"m":{"a":"b"}}`)
@@ -32,6 +33,7 @@ func FuzzCompileAndEvaluate(f *testing.F) {
 				map[string]any{"rule": rule, "optionalOldSelf": true},
 			},
 		}
+		CheckDefinition(schema, nil, true)
 		v, err := New(schema, Options{PerCallLimit: 100_000, Budget: 1_000_000})
 		if err != nil {
 			return

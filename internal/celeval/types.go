@@ -254,7 +254,13 @@ func value(n node, v any, root bool) any {
 		for i, e := range l {
 			out[i] = value(items, e, false)
 		}
-		return out
+		var keys []string
+		for _, k := range asSlice(n["x-kubernetes-list-map-keys"]) {
+			if s, ok := k.(string); ok {
+				keys = append(keys, s)
+			}
+		}
+		return typedList(out, n.str("x-kubernetes-list-type"), keys)
 	case kindInt:
 		if f, ok := v.(float64); ok && f == float64(int64(f)) {
 			return int64(f)

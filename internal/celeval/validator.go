@@ -142,13 +142,44 @@ func asSlice(v any) []any {
 }
 
 func compileRules(n node, path string, root bool, rules []Rule, opts Options, errs *[]error) []compiled {
-	fail := func(src, detail string) {
-		*errs = append(*errs, &CompileError{Path: path, Expression: src, Detail: detail})
+	var out []compiled
+	for _, r := range compileEach(n, path, root, rules, opts) {
+		if r.err != nil {
+			*errs = append(*errs, r.err)
+			continue
+		}
+		out = append(out, r.compiled)
+	}
+	return out
+}
+
+// ruleResult is one rule compiled, or why it is not.
+type ruleResult struct {
+	compiled
+	// err is the first *CompileError of the rule, its message expression,
+	// field path or reason.
+	err error
+	// kind says which part err is of: "rule", "messageExpression",
+	// "fieldPath", "reason" or "" (the environment).
+	kind string
+	// cost and msgCost are the estimated costs of one evaluation of the
+	// rule and of its message expression.
+	cost, msgCost uint64
+}
+
+// compileEach compiles each of rules against the schema n and estimates
+// its cost.
+func compileEach(n node, path string, root bool, rules []Rule, opts Options) []ruleResult {
+	out := make([]ruleResult, len(rules))
+	failAll := func(err error) []ruleResult {
+		for i := range out {
+			out[i].err = &CompileError{Path: path, Detail: err.Error()}
+		}
+		return out
 	}
 	base, err := baseEnv()
 	if err != nil {
-		fail("", err.Error())
-		return nil
+		return failAll(err)
 	}
 	p := &provider{base: base.CELTypeProvider(), objects: map[string]map[string]*types.Type{}}
 	name := "object"
@@ -158,50 +189,65 @@ func compileRules(n node, path string, root bool, rules []Rule, opts Options, er
 	self := typeBuilder{p}.celType(n, name, root)
 	env, err := base.Extend(cel.CustomTypeProvider(p), cel.Variable("self", self), cel.Variable("oldSelf", self))
 	if err != nil {
-		fail("", err.Error())
-		return nil
+		return failAll(err)
 	}
 	optEnv, err := base.Extend(cel.CustomTypeProvider(p), cel.Variable("self", self), cel.Variable("oldSelf", cel.OptionalType(self)))
 	if err != nil {
-		fail("", err.Error())
-		return nil
+		return failAll(err)
 	}
-	var out []compiled
-	for _, r := range rules {
+	est := &estimator{root: sizesOf(n, root || n.flag("x-kubernetes-embedded-resource"))}
+	for i, r := range rules {
+		res := &out[i]
+		res.rule = r
+		fail := func(kind, detail string) {
+			res.kind, res.err = kind, &CompileError{Path: path, Expression: r.Rule, Detail: detail}
+		}
 		e := env
 		if r.OptionalOldSelf {
 			e = optEnv
 		}
-		c := compiled{rule: r}
 		prg, ast, err := compileIn(e, r.Rule, path, cel.BoolType, opts)
 		if err != nil {
-			*errs = append(*errs, err)
+			res.kind, res.err = "rule", err
 			continue
 		}
-		c.prg, c.usesOld = prg, references(ast, "oldSelf")
+		if !ast.OutputType().IsExactType(cel.BoolType) {
+			// kube-apiserver wants a rule typed bool, not dyn.
+			fail("rule", mustEvaluate(cel.BoolType))
+			continue
+		}
+		res.prg, res.usesOld = prg, references(ast, "oldSelf")
+		if c, err := e.EstimateCost(ast, est); err == nil {
+			res.cost = c.Max
+		}
 		if r.MessageExpression != "" {
-			msg, _, err := compileIn(e, r.MessageExpression, path, cel.StringType, opts)
+			msg, mast, err := compileIn(e, r.MessageExpression, path, cel.StringType, opts)
+			if err == nil && !mast.OutputType().IsExactType(cel.StringType) {
+				err = &CompileError{Path: path, Expression: r.MessageExpression, Detail: mustEvaluate(cel.StringType)}
+			}
 			if err != nil {
-				*errs = append(*errs, err)
+				res.kind, res.err = "messageExpression", err
 				continue
 			}
-			c.msg = msg
+			res.msg = msg
+			if c, err := e.EstimateCost(mast, est); err == nil {
+				res.msgCost = c.Max
+			}
 		}
 		if r.FieldPath != "" {
 			fp, err := fieldPathIn(n, r.FieldPath)
 			if err != nil {
-				fail(r.Rule, "fieldPath "+r.FieldPath+": "+err.Error())
+				fail("fieldPath", "fieldPath "+r.FieldPath+": "+err.Error())
 				continue
 			}
-			c.fieldPath = fp
+			res.fieldPath = fp
 		}
 		switch r.Reason {
 		case "", "FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate":
 		default:
-			fail(r.Rule, "reason "+r.Reason+" is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate")
+			fail("reason", "reason "+r.Reason+" is not one of FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate")
 			continue
 		}
-		out = append(out, c)
 	}
 	return out
 }
@@ -251,49 +297,146 @@ func fieldPathIn(n node, fp string) (string, error) {
 // (after pruning and defaulting). old is the object an update replaces
 // (nil on create): transition rules, those reading oldSelf, run only
 // where an old value corresponds (unless the rule's oldSelf is optional),
-// and the other rules do not refuse a value equal to its old one.
-// The errors are worded and placed as kube-apiserver's.
+// and the failures of the other rules are ratcheted as kube-apiserver
+// ratchets them (see Check). The errors are worded and placed as
+// kube-apiserver's.
 func (v *Validator) Validate(ctx context.Context, obj, old map[string]any) field.ErrorList {
+	return v.Check(ctx, obj, old).Errors
+}
+
+// Result is what Check found.
+type Result struct {
+	// Errors are the failures that refuse the write.
+	Errors field.ErrorList
+	// Warnings are the failures kube-apiserver ratchets on an update: it
+	// sends them as warnings and accepts the write.
+	Warnings []string
+}
+
+// Check is Validate, with the failures kube-apiserver ratchets on an
+// update given apart as warnings: those of a rule that does not read
+// oldSelf on a value equal to its old one, the value being one that
+// corresponds to an old value (a property or map value present in both,
+// an item of a map list with the same keys) or, for one that does not
+// (an item of a set or atomic list), its nearest such ancestor. Equality
+// is kube-apiserver's: map lists pair items by key, other lists compare in
+// order, and an object holding a field its schema does not declare is
+// never equal.
+func (v *Validator) Check(ctx context.Context, obj, old map[string]any) Result {
 	if v == nil || v.root == nil {
-		return nil
+		return Result{}
 	}
 	var oldV any
 	if old != nil {
 		oldV = old
 	}
 	w := &walk{ctx: ctx, budget: v.opts.budget()}
-	w.node(v.root, nil, obj, oldV)
-	return w.errs
+	w.node(v.root, nil, obj, oldV, false)
+	return Result{Errors: w.errs, Warnings: w.warnings}
 }
 
 type walk struct {
-	ctx    context.Context
-	budget int64
-	errs   field.ErrorList
-	done   bool
+	ctx      context.Context
+	budget   int64
+	errs     field.ErrorList
+	warnings []string
+	done     bool
 }
 
-func (w *walk) node(n *vnode, path *field.Path, val, old any) {
+// node checks the value val of the schema n at path. old is the
+// corresponding old value (nil: none); inherited is whether the nearest
+// ancestor with an old value is unchanged.
+func (w *walk) node(n *vnode, path *field.Path, val, old any, inherited bool) {
 	if w.done || n == nil || val == nil {
 		return
 	}
-	w.rules(n, path, val, old)
+	ratchet := inherited
+	if old != nil {
+		ratchet = unchanged(n.schema, val, old)
+	}
+	w.rules(n, path, val, old, ratchet)
 	switch t := val.(type) {
 	case map[string]any:
 		om, _ := old.(map[string]any)
 		for _, k := range slices.Sorted(maps.Keys(t)) {
+			o, r := lookup(om, k), ratchet
+			if n.root && (k == "apiVersion" || k == "kind") {
+				o, r = nil, false
+			}
 			if c, ok := n.props[k]; ok {
-				w.node(c, path.Child(k), t[k], lookup(om, k))
+				w.node(c, path.Child(k), t[k], o, r)
 			} else if n.additional != nil {
-				w.node(n.additional, path.Key(k), t[k], lookup(om, k))
+				w.node(n.additional, path.Key(k), t[k], o, r)
 			}
 		}
 	case []any:
 		ol, _ := old.([]any)
 		for i, e := range t {
-			w.node(n.items, path.Index(i), e, correlate(n.mapKeys, e, ol))
+			w.node(n.items, path.Index(i), e, correlate(n.mapKeys, e, ol), ratchet)
 		}
 	}
+}
+
+// unchanged is kube-apiserver's equality of a value with its old one for
+// ratcheting (Check).
+func unchanged(n node, val, old any) bool {
+	switch v := val.(type) {
+	case nil:
+		return old == nil
+	case []any:
+		o, ok := old.([]any)
+		if !ok || len(o) != len(v) {
+			return false
+		}
+		if n.str("x-kubernetes-list-type") != "map" {
+			return reflect.DeepEqual(v, o)
+		}
+		var keys []string
+		for _, k := range asSlice(n["x-kubernetes-list-map-keys"]) {
+			if s, ok := k.(string); ok {
+				keys = append(keys, s)
+			}
+		}
+		items := n.child("items")
+		for _, e := range v {
+			oe := correlate(keys, e, o)
+			if oe == nil || !unchanged(items, e, oe) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		o, ok := old.(map[string]any)
+		if !ok || len(o) != len(v) {
+			return false
+		}
+		props, add := n.props(), n.child("additionalProperties")
+		for k, e := range v {
+			oe, ok := o[k]
+			if !ok {
+				return false
+			}
+			var sub node
+			if ps, known := props[k]; known {
+				sub = node(asMap(ps))
+			} else if add != nil {
+				sub = add
+			} else {
+				return false
+			}
+			if !unchanged(sub, e, oe) {
+				return false
+			}
+		}
+		return true
+	}
+	if _, isMap := old.(map[string]any); isMap {
+		return false
+	}
+	if _, isList := old.([]any); isList {
+		return false
+	}
+	return reflect.DeepEqual(val, old)
 }
 
 func lookup(m map[string]any, k string) any {
@@ -329,7 +472,7 @@ func (w *walk) invalid(path *field.Path, typ, detail string) {
 	w.errs = append(w.errs, field.Invalid(path, typ, detail))
 }
 
-func (w *walk) rules(n *vnode, path *field.Path, val, old any) {
+func (w *walk) rules(n *vnode, path *field.Path, val, old any, ratchet bool) {
 	if len(n.rules) == 0 {
 		return
 	}
@@ -343,9 +486,6 @@ func (w *walk) rules(n *vnode, path *field.Path, val, old any) {
 	if old != nil {
 		oldSelf = value(n.schema, old, n.root)
 	}
-	// An update that leaves a value as it was is not refused for it
-	// (kube-apiserver's ratcheting), except by a transition rule.
-	unchanged := old != nil && reflect.DeepEqual(val, old)
 	for _, c := range n.rules {
 		vars := map[string]any{"self": self}
 		switch {
@@ -378,7 +518,7 @@ func (w *walk) rules(n *vnode, path *field.Path, val, old any) {
 			}
 			continue
 		}
-		if r.val == types.True || unchanged && !c.usesOld {
+		if r.val == types.True {
 			continue
 		}
 		at := path
@@ -402,16 +542,23 @@ func (w *walk) rules(n *vnode, path *field.Path, val, old any) {
 		if n.typ == "object" || n.typ == "array" {
 			shown = field.OmitValueType{}
 		}
+		var fe *field.Error
 		switch c.rule.Reason {
 		case "FieldValueForbidden":
-			w.errs = append(w.errs, field.Forbidden(at, detail))
+			fe = field.Forbidden(at, detail)
 		case "FieldValueRequired":
-			w.errs = append(w.errs, field.Required(at, detail))
+			fe = field.Required(at, detail)
 		case "FieldValueDuplicate":
-			w.errs = append(w.errs, field.Duplicate(at, shown))
+			fe = field.Duplicate(at, shown)
 		default:
-			w.errs = append(w.errs, field.Invalid(at, shown, detail))
+			fe = field.Invalid(at, shown, detail)
 		}
+		if ratchet && !c.usesOld {
+			// kube-apiserver's ratcheting: a value left as it was.
+			w.warnings = append(w.warnings, fe.Error())
+			continue
+		}
+		w.errs = append(w.errs, fe)
 	}
 }
 
@@ -471,4 +618,27 @@ func CompileRules(schema map[string]any, rules []Rule, root bool) error {
 	var errs []error
 	compileRules(node(schema), "", root, rules, Options{}, &errs)
 	return errors.Join(errs...)
+}
+
+// Unchanged reports whether val equals old as kube-apiserver's ratcheting
+// compares them (see Validator.Check), schema being their structural
+// schema in JSON form.
+func Unchanged(schema map[string]any, val, old any) bool { return unchanged(node(schema), val, old) }
+
+// OldItem returns the item of old, a list of the schema (JSON form), that
+// corresponds to item for ratcheting: for a list of
+// x-kubernetes-list-type map, the one with the same keys; nil for other
+// lists, whose items correspond to none.
+func OldItem(schema map[string]any, item any, old []any) any {
+	n := node(schema)
+	if n.str("x-kubernetes-list-type") != "map" {
+		return nil
+	}
+	var keys []string
+	for _, k := range asSlice(n["x-kubernetes-list-map-keys"]) {
+		if s, ok := k.(string); ok {
+			keys = append(keys, s)
+		}
+	}
+	return correlate(keys, item, old)
 }

@@ -37,9 +37,13 @@ import (
 // kube-apiserver knows (crdFormats) and the ranges of the int32 and float
 // formats, and the CEL rules of x-kubernetes-validations at every level
 // (internal/celeval: messageExpression, reason, fieldPath, transition
-// rules on update, optionalOldSelf, kube-apiserver's cost limits; an
-// unchanged value's failures are dropped on update, as kube-apiserver's
-// ratcheting does, except for transition rules). Value validations under
+// rules on update, optionalOldSelf, kube-apiserver's cost limits). On
+// update both the schema's checks and the CEL rules are ratcheted as
+// kube-apiserver ratchets them: the failures of a value equal to its old
+// one are dropped (those of CEL rules become warnings, Check), a value
+// without an old one of its own (an
+// item of a set or atomic list) counting as its nearest ancestor that has
+// one; transition rules are never ratcheted. Value validations under
 // allOf, anyOf, oneOf and not are not checked.
 type Schema map[string]any
 
@@ -51,8 +55,11 @@ type Rules struct {
 }
 
 // CompileRules compiles the x-kubernetes-validations of every level of s.
-// A rule that does not compile is reported by every Apply as
-// kube-apiserver reports it: "rule compile error" at the rule's schema.
+// The fake refuses a definition whose rules do not compile when it is
+// written, as kube-apiserver does; what is left is a rule calling a
+// function of a Kubernetes CEL library internal/celeval does not
+// implement, which every Apply reports as "rule compile error" at the
+// rule's schema.
 func (s Schema) CompileRules() *Rules {
 	v, err := celeval.New(s, celeval.Options{})
 	return &Rules{v: v, err: err}
@@ -65,41 +72,56 @@ func (s Schema) CompileRules() *Rules {
 // and transition rules (those reading oldSelf) run only on update. rules
 // are s's compiled CEL rules (nil: compiled for this call).
 func (s Schema) Apply(u, old map[string]any, rules *Rules) field.ErrorList {
+	errs, _ := s.Check(u, old, rules)
+	return errs
+}
+
+// Check is Apply, also returning the warnings kube-apiserver sends for
+// the CEL rules' failures that its ratcheting does not refuse on update.
+func (s Schema) Check(u, old map[string]any, rules *Rules) (field.ErrorList, []string) {
 	if s == nil {
-		return nil
+		return nil, nil
 	}
 	// apiVersion, kind and metadata are the server's, whatever the schema
 	// says of them.
 	s.pruneObject(u, true)
 	s.setDefaults(u)
-	errs := s.validate(u, nil)
+	var errs field.ErrorList
+	if old == nil {
+		errs = s.validate(u, nil)
+	} else {
+		errs = s.validateUpdate(u, old, false, nil)
+	}
 	if old == nil || len(s.listTypeErrors(old, nil)) == 0 {
 		errs = append(errs, s.listTypeErrors(u, nil)...)
 	}
 	if rules == nil {
 		rules = s.CompileRules()
 	}
-	return append(errs, rules.validate(u, old)...)
+	if rules.err != nil {
+		return append(errs, rules.compileErrors()...), nil
+	}
+	res := rules.v.Check(context.Background(), u, old)
+	return append(errs, res.Errors...), res.Warnings
 }
 
-func (r *Rules) validate(u, old map[string]any) field.ErrorList {
-	if r.err != nil {
-		var errs field.ErrorList
-		for _, e := range flatten(r.err) {
-			var ce *celeval.CompileError
-			if !errors.As(e, &ce) {
-				errs = append(errs, field.InternalError(nil, e))
-				continue
-			}
-			var at *field.Path
-			if ce.Path != "" {
-				at = field.NewPath(ce.Path)
-			}
-			errs = append(errs, field.Invalid(at, "object", "rule compile error: "+ce.Detail))
+// compileErrors reports rules that do not compile as kube-apiserver
+// would on each write: "rule compile error" at the rule's schema.
+func (r *Rules) compileErrors() field.ErrorList {
+	var errs field.ErrorList
+	for _, e := range flatten(r.err) {
+		var ce *celeval.CompileError
+		if !errors.As(e, &ce) {
+			errs = append(errs, field.InternalError(nil, e))
+			continue
 		}
-		return errs
+		var at *field.Path
+		if ce.Path != "" {
+			at = field.NewPath(ce.Path)
+		}
+		errs = append(errs, field.Invalid(at, "object", "rule compile error: "+ce.Detail))
 	}
-	return r.v.Validate(context.Background(), u, old)
+	return errs
 }
 
 func flatten(err error) []error {
@@ -214,9 +236,58 @@ func (s Schema) setDefaults(v any) {
 
 // validate checks v against the schema, at path.
 func (s Schema) validate(v any, path *field.Path) field.ErrorList {
+	return s.check(v, path, nil)
+}
+
+// ratchet is how an update's value is checked against its old value:
+// the errors of a value equal to the old one that corresponds to it are
+// dropped, as kube-apiserver's validation ratcheting does (it turns them
+// into warnings).
+type ratchet struct {
+	// old is the old value corresponding to the value checked (nil: none).
+	old any
+	// inherited is whether the nearest ancestor with an old value is
+	// unchanged, for a value without one.
+	inherited bool
+}
+
+// validateUpdate checks v, whose old value is old (nil: none), with
+// kube-apiserver's ratcheting (celeval.Unchanged, celeval.OldItem): a
+// value's own errors are dropped when it, or for a value with no
+// corresponding old value (an item of a set or atomic list) its nearest
+// ancestor that has one, equals its old value.
+func (s Schema) validateUpdate(v, old any, inherited bool, path *field.Path) field.ErrorList {
+	return s.check(v, path, &ratchet{old: old, inherited: inherited})
+}
+
+// check is validate with an update's ratcheting (r nil: none).
+func (s Schema) check(v any, path *field.Path, r *ratchet) field.ErrorList {
 	if s == nil {
 		return nil
 	}
+	own := r != nil && r.inherited
+	if r != nil && r.old != nil {
+		own = celeval.Unchanged(s, v, r.old)
+	}
+	errs := s.checkValue(v, path, r, own)
+	if own {
+		return nil
+	}
+	return errs
+}
+
+// child is the ratcheting of a child of the value checked under r: its
+// old value and whether this value is unchanged.
+func child(r *ratchet, old any, unchanged bool) *ratchet {
+	if r == nil {
+		return nil
+	}
+	return &ratchet{old: old, inherited: unchanged}
+}
+
+// checkValue checks v and its children (an unchanged v's children are
+// unchanged too: their errors are dropped with v's).
+func (s Schema) checkValue(v any, path *field.Path, r *ratchet, unchanged bool) field.ErrorList {
 	var errs field.ErrorList
 	if v == nil {
 		if !s.flag("nullable") && s.typ() != "" {
@@ -243,9 +314,9 @@ func (s Schema) validate(v any, path *field.Path) field.ErrorList {
 	}
 	switch t := v.(type) {
 	case map[string]any:
-		errs = append(errs, s.validateObject(t, path)...)
+		errs = append(errs, s.validateObject(t, path, r, unchanged)...)
 	case []any:
-		errs = append(errs, s.validateArray(t, path)...)
+		errs = append(errs, s.validateArray(t, path, r, unchanged)...)
 	case string:
 		errs = append(errs, s.validateString(t, path)...)
 	case int64:
@@ -256,7 +327,7 @@ func (s Schema) validate(v any, path *field.Path) field.ErrorList {
 	return errs
 }
 
-func (s Schema) validateObject(t map[string]any, path *field.Path) field.ErrorList {
+func (s Schema) validateObject(t map[string]any, path *field.Path, r *ratchet, unchanged bool) field.ErrorList {
 	var errs field.ErrorList
 	req, _ := s["required"].([]any)
 	for _, r := range req {
@@ -282,21 +353,29 @@ func (s Schema) validateObject(t map[string]any, path *field.Path) field.ErrorLi
 	}
 	props := s.props()
 	add := s.sub(s["additionalProperties"])
+	var oldObj map[string]any
+	if r != nil {
+		oldObj, _ = r.old.(map[string]any)
+	}
 	for _, k := range slices.Sorted(maps.Keys(t)) {
 		if path == nil && (k == "apiVersion" || k == "kind" || k == "metadata") {
 			continue
 		}
+		var old any
+		if oldObj != nil {
+			old = oldObj[k]
+		}
 		switch ps, ok := props[k]; {
 		case ok:
-			errs = append(errs, s.sub(ps).validate(t[k], path.Child(k))...)
+			errs = append(errs, s.sub(ps).check(t[k], path.Child(k), child(r, old, unchanged))...)
 		case add != nil:
-			errs = append(errs, add.validate(t[k], path.Child(k))...)
+			errs = append(errs, add.check(t[k], path.Child(k), child(r, old, unchanged))...)
 		}
 	}
 	return errs
 }
 
-func (s Schema) validateArray(t []any, path *field.Path) field.ErrorList {
+func (s Schema) validateArray(t []any, path *field.Path, r *ratchet, unchanged bool) field.ErrorList {
 	var errs field.ErrorList
 	if n, ok := number(s["minItems"]); ok && float64(len(t)) < n {
 		errs = append(errs, field.Invalid(path, len(t), fmt.Sprintf("%s in body should have at least %v items", pathName(path), n)))
@@ -314,8 +393,16 @@ func (s Schema) validateArray(t []any, path *field.Path) field.ErrorList {
 		}
 	}
 	items := s.sub(s["items"])
+	var oldList []any
+	if r != nil {
+		oldList, _ = r.old.([]any)
+	}
 	for i, e := range t {
-		errs = append(errs, items.validate(e, path.Index(i))...)
+		var old any
+		if oldList != nil {
+			old = celeval.OldItem(s, e, oldList)
+		}
+		errs = append(errs, items.check(e, path.Index(i), child(r, old, unchanged))...)
 	}
 	return errs
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 func mustJSON(t testing.TB, s string) map[string]any {
@@ -109,8 +111,43 @@ func FuzzCRDSchemaApply(f *testing.F) {
 		if json.Unmarshal([]byte(schema), &s) != nil || json.Unmarshal([]byte(obj), &u) != nil || u == nil {
 			return
 		}
+		old := runtime.DeepCopyJSON(u)
 		Schema(s).Apply(u, nil, nil) // must not panic, whatever the schema or object
+		// Nor an update (ratcheted against old, the object before pruning).
+		Schema(s).Apply(runtime.DeepCopyJSON(u), old, nil)
 	})
+}
+
+// An update's values equal to their old ones are not refused for the
+// schema's checks, as kube-apiserver ratchets them; an item of a set has
+// no old value of its own and is ratcheted only with its whole list.
+func TestCRDSchemaChecksRatchetUnchangedValues(t *testing.T) {
+	s := Schema(mustJSON(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{
+		"name":{"type":"string","maxLength":3},"other":{"type":"string"},
+		"tags":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string","maxLength":3}},
+		"items":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],"items":{"type":"object","properties":{"k":{"type":"string"},"v":{"type":"integer","maximum":5}}}}}}}}`))
+	old := `{"spec":{"name":"long","other":"a","tags":["long"],"items":[{"k":"a","v":9},{"k":"b","v":1}]}}`
+	tests := []struct {
+		name, obj string
+		want      []string
+	}{
+		{"other field changed", `{"spec":{"name":"long","other":"b","tags":["long"],"items":[{"k":"a","v":9},{"k":"b","v":1}]}}`, nil},
+		{"map list reordered", `{"spec":{"name":"long","other":"a","tags":["long"],"items":[{"k":"b","v":2},{"k":"a","v":9}]}}`, nil},
+		{"name changed", `{"spec":{"name":"longer","other":"a","tags":["long"],"items":[{"k":"a","v":9},{"k":"b","v":1}]}}`, []string{"spec.name"}},
+		{"set changed", `{"spec":{"name":"long","other":"a","tags":["long","x"],"items":[{"k":"a","v":9},{"k":"b","v":1}]}}`, []string{"spec.tags[0]"}},
+		{"map list item changed", `{"spec":{"name":"long","other":"a","tags":["long"],"items":[{"k":"a","v":8},{"k":"b","v":1}]}}`, []string{"spec.items[0].v"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, e := range s.Apply(mustJSON(t, tt.obj), mustJSON(t, old), nil) {
+				got = append(got, e.Field)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("errors at %q, want %q", got, tt.want)
+			}
+		})
+	}
 }
 
 // An update is checked for list types only when the object it replaces
