@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -283,5 +284,23 @@ func TestClustersAreServedInTurn(t *testing.T) {
 				h.stop(t)
 			})
 		})
+	}
+}
+
+// A queued Request's key strings are copies: a key read from a compact
+// cache views the cache's chunk, which the queue must not keep alive.
+func TestQueuedRequestsOwnTheirKeyStrings(t *testing.T) {
+	buf := []byte("nsname")
+	view := unsafe.String(&buf[0], len(buf))
+	r := Request{Key: informer.Key{Namespace: view[:2], Name: view[2:]}, Cluster: "east"}
+	got := r.owned()
+	if got != r {
+		t.Fatalf("owned() = %v, want %v", got, r)
+	}
+	for _, s := range []string{got.Key.Namespace, got.Key.Name} {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		if start := uintptr(unsafe.Pointer(&buf[0])); p >= start && p < start+uintptr(len(buf)) {
+			t.Fatalf("owned() key string %q still views the source bytes", s)
+		}
 	}
 }

@@ -370,9 +370,10 @@ func (c *Controller) StartAbortable(ctx, abort context.Context) error {
 		}
 	}()
 	c.factory.Start(ctx)
-	q := enqueuer{add: c.queue.Add, addLow: c.queue.Add, resync: c.opts.SyncPeriod}
+	add := func(r Request) { c.queue.Add(r.owned()) }
+	q := enqueuer{add: add, addLow: add, resync: c.opts.SyncPeriod}
 	if c.opts.PriorityQueue {
-		q.addLow = c.queue.AddLow
+		q.addLow = func(r Request) { c.queue.AddLow(r.owned()) }
 	}
 	for _, s := range c.sources {
 		if err := s.start(q); err != nil {

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/kubego/kubego/informer"
@@ -37,6 +38,16 @@ func (r Request) String() string {
 		return r.Key.String()
 	}
 	return r.Key.String() + "@" + r.Cluster
+}
+
+// owned returns r with a key whose strings are copies. An object read from
+// a compact cache views the cache's encoded bytes, so a key taken from it
+// would keep those bytes (a whole chunk of them) in memory for as long as
+// the Request waits in the queue or its backoff is remembered.
+func (r Request) owned() Request {
+	r.Key.Namespace = strings.Clone(r.Key.Namespace)
+	r.Key.Name = strings.Clone(r.Key.Name)
+	return r
 }
 
 // Result tells the loop what to do after a successful reconcile. The zero

@@ -22,10 +22,12 @@ const (
 	// filled are a small part of a large cache and a small cache keeps
 	// small chunks.
 	chunkMin = 4 << 10
-	chunkMax = 256 << 10
+	chunkMax = 64 << 10
 	// soloMin is the size from which an encoding gets an allocation of its
-	// own: a chunk would hold too few of them to pay for its tail.
-	soloMin = chunkMax / 4
+	// own: a chunk would hold too few of them to pay for its tail. chunkMax
+	// bounds what a string a reader keeps can hold in memory: the whole
+	// chunk it views.
+	soloMin = 16 << 10
 	// filling is how many chunks are filled at once: an encoding goes to
 	// the one it fits most tightly, so the tail a chunk is left with when
 	// nothing fits any more is small.

@@ -158,16 +158,24 @@
 // does not apply and there is nothing for the mutation detector to find.
 // The price is a decode per object read, and per handler for every event:
 // a Get costs microseconds, a List of the whole cache a decode of every
-// object in it. The encodings are packed into shared chunks (up to 256
-// KiB; an encoding of 64 KiB or more has an allocation of its own), so
+// object in it. The encodings are packed into shared chunks (up to 64
+// KiB; an encoding of 16 KiB or more has an allocation of its own), so
 // that each costs its bytes and not the allocator's rounding; the cache
 // keeps no key beside an object (it is read from the encoding). Cached
 // bytes never change: when a sixth of a chunk or more holds objects since
 // updated or deleted, the informer copies the encodings it still holds
 // into a chunk being filled and lets the old one go, which the objects
-// readers still hold keep alive. Under churn the chunks stay within a fifth above the
-// stored bytes, plus the chunks being filled and what was written since
-// the informer last counted (a sixteenth of the stored bytes at most).
+// readers still hold keep alive. Under churn the chunks stay within a
+// fifth above the stored bytes, plus the chunks being filled and what was
+// written since the informer last counted (a sixteenth of the stored
+// bytes at most).
+//
+// Retention: the strings of an object read from a compact cache view the
+// chunk it was read from, so a string kept after the object is dropped
+// keeps that chunk (at most 64 KiB) in memory. A program that keeps
+// strings of many objects for long, after the cache has moved on (names
+// of deleted objects in a map of its own, say), should keep copies
+// (strings.Clone). The controller package copies the keys it queues.
 //
 // Decoded, for types without a protobuf encoding (custom resources' Go
 // types, unstructured objects), for PartialObjectMetadata (its decoded
