@@ -75,9 +75,12 @@ func (k core) request(ctx context.Context, verb string, pt types.PatchType, ns s
 	if ns != "" {
 		r = r.Namespace(ns)
 	}
-	if k.ti.form != formScheme {
+	switch {
+	case k.ti.form != formScheme:
 		r = r.ContentType(rest.ContentTypeJSON)
-	} else {
+	case k.ti.zero != nil:
+		r = r.Typed(k.ti.zero) // Typed only looks at the type
+	default:
 		r = r.Typed(k.newObject())
 	}
 	if k.ti.form == formMetadata {

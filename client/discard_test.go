@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -113,5 +114,29 @@ func BenchmarkPatchStatusResult(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestWritesOfABuiltinKindAskForProtobufRepeatedly(t *testing.T) {
+	// Each request of a built-in kind is told its answer's Go type, so it
+	// negotiates protobuf: the first and every later one, decoding or not.
+	f, c := newFake(t, client.Options{})
+	f.respond = func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		writeJSON(w, 200, map[string]any{"kind": "Deployment", "apiVersion": "apps/v1", "metadata": map[string]any{"name": "x", "namespace": "ns"}})
+	}
+	r := client.Typed[*appsv1.Deployment](c).Namespace("ns")
+	for _, res := range []*client.Resource[*appsv1.Deployment]{r, r.DiscardResults(), r, r.DiscardResults()} {
+		if _, err := res.Patch(t.Context(), "x", types.MergePatchType, []byte(`{}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := f.requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	for i, q := range reqs {
+		if !strings.HasPrefix(q.Accept, "application/vnd.kubernetes.protobuf") {
+			t.Errorf("request %d: Accept %q, want protobuf first", i, q.Accept)
+		}
 	}
 }

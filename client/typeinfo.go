@@ -58,7 +58,11 @@ type typeInfo struct {
 	gk       schema.GroupKind
 	versions []string
 	listGVK  schema.GroupVersionKind // formScheme only: the list kind of the type's kind
-	err      error
+	// zero is formScheme only: a zero object of the type, made once and
+	// never modified, that tells a request its answer's Go type without
+	// allocating an object per request.
+	zero runtime.Object
+	err  error
 }
 
 func (c *Client) describe(t reflect.Type) *typeInfo {
@@ -86,6 +90,7 @@ func (c *Client) describe(t reflect.Type) *typeInfo {
 	if len(gvks) > 0 {
 		ti.form = formScheme
 		ti.listGVK = listKind(gvks[0])
+		ti.zero = obj
 	}
 	if m, ok := c.registry.lookup(t); ok {
 		ti.mapping, ti.resolved = m, true

@@ -367,7 +367,9 @@ func (r *Request) wantsProtobuf() bool {
 // scheme then negotiates protobuf for a built-in kind it knows by its Go
 // type only (Client.KindsOf); without it such a request asks for JSON,
 // which decodes into any target (an *unstructured.Unstructured, or a type
-// made by the scheme). Watch calls it with newObject's object.
+// made by the scheme). Watch calls it with newObject's object. Only obj's
+// type is looked at: obj is neither kept nor modified, so one zero object
+// can serve every request of its type.
 func (r *Request) Typed(obj runtime.Object) *Request {
 	if _, ok := obj.(protoMessage); ok && !isNil(obj) {
 		r.typed = true
