@@ -142,6 +142,7 @@ var baseEnv = sync.OnceValues(func() (*cel.Env, error) {
 	opts = append(opts, quantityFunctions()...)
 	opts = append(opts, semverFunctions()...)
 	opts = append(opts, formatFunctions()...)
+	opts = append(opts, authzSignatures()...)
 	return cel.NewEnv(opts...)
 })
 

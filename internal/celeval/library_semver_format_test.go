@@ -197,7 +197,9 @@ func TestFormatLibraryAnswersAsKubeAPIServer(t *testing.T) {
 	})
 }
 
-func TestSemverAndFormatMisuseFailsToCompileAsOnKubeAPIServer(t *testing.T) {
+// The authorizer library is declared without a value to call it on, as
+// in a CRD rule on kube-apiserver: the last cases.
+func TestSemverFormatAndAuthorizerMisuseFailsToCompileAsOnKubeAPIServer(t *testing.T) {
 	base, err := baseEnv()
 	if err != nil {
 		t.Fatal(err)
@@ -213,6 +215,10 @@ func TestSemverAndFormatMisuseFailsToCompileAsOnKubeAPIServer(t *testing.T) {
 		{"format.named(1)", "ERROR: <input>:1:13: found no matching overload for 'format.named' applied to '(int)'"},
 		{"format.uuid().validate(1)", "ERROR: <input>:1:23: found no matching overload for 'validate' applied to 'kubernetes.NamedFormat.(int)'"},
 		{"format.validate('x')", "ERROR: <input>:1:1: undeclared reference to 'format' (in container '')"},
+		{"authorizer.path('/healthz').check('get').allowed()", "ERROR: <input>:1:1: undeclared reference to 'authorizer' (in container '')"},
+		{"s.name('x')", "ERROR: <input>:1:7: found no matching overload for 'name' applied to 'string.(string)'"},
+		{"s.check('get')", "ERROR: <input>:1:8: found no matching overload for 'check' applied to 'string.(string)'"},
+		{"s.allowed()", "ERROR: <input>:1:10: found no matching overload for 'allowed' applied to 'string.()'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
