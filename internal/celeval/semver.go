@@ -272,25 +272,26 @@ func (v semverValue) Value() any     { return v.v }
 // semver and isSemver (each with an optional normalize argument), major,
 // minor, patch, isGreaterThan, isLessThan and compareTo.
 func semverFunctions() []cel.EnvOption {
-	// parse reads the arguments of semver and isSemver.
-	parse := func(s, normalize ref.Val) (semver, error, ref.Val) {
+	// parse reads the arguments of semver and isSemver: bad is the
+	// error value of arguments of other types, err the parse error.
+	parse := func(s, normalize ref.Val) (v semver, bad ref.Val, err error) {
 		str, ok := s.(types.String)
 		if !ok {
-			return semver{}, nil, types.MaybeNoSuchOverloadErr(s)
+			return semver{}, types.MaybeNoSuchOverloadErr(s), nil
 		}
 		norm, ok := normalize.(types.Bool)
 		if !ok {
-			return semver{}, nil, types.MaybeNoSuchOverloadErr(normalize)
+			return semver{}, types.MaybeNoSuchOverloadErr(normalize), nil
 		}
 		if norm {
-			v, err := parseSemverNormalized(string(str))
-			return v, err, nil
+			v, err = parseSemverNormalized(string(str))
+		} else {
+			v, err = parseSemver(string(str))
 		}
-		v, err := parseSemver(string(str))
-		return v, err, nil
+		return v, nil, err
 	}
 	toSemver := func(s, normalize ref.Val) ref.Val {
-		v, err, bad := parse(s, normalize)
+		v, bad, err := parse(s, normalize)
 		switch {
 		case bad != nil:
 			return bad
@@ -300,7 +301,7 @@ func semverFunctions() []cel.EnvOption {
 		return semverValue{v}
 	}
 	isSemver := func(s, normalize ref.Val) ref.Val {
-		_, err, bad := parse(s, normalize)
+		_, bad, err := parse(s, normalize)
 		if bad != nil {
 			return bad
 		}
