@@ -19,6 +19,7 @@ type celRange struct {
 	Name  string            `json:"name,omitempty"`
 	Tags  []string          `json:"tags,omitempty" kube:"maxItems=10"`
 	Meta  map[string]string `json:"meta,omitempty"`
+	Host  string            `json:"host,omitempty" kube:"maxLength=63"`
 }
 
 var ruleOnType, ruleOnField apischema.Validation
@@ -65,7 +66,9 @@ func TestCELRuleThatDoesNotCompileFailsNamingTypeAndField(t *testing.T) {
 		{"wrong type", apischema.Validation{Rule: "self.start <= 'x'"}, apischema.Validation{}, "", "no matching overload"},
 		{"not a boolean", apischema.Validation{Rule: "self.start + 1"}, apischema.Validation{}, "", "must evaluate to a bool"},
 		{"unknown function", apischema.Validation{Rule: "self.tags.shuffle() == self.tags"}, apischema.Validation{}, "", "undeclared reference to 'shuffle'"},
-		{"unsupported Kubernetes function", apischema.Validation{Rule: "semver('1.0.0') == semver('1.0.0')"}, apischema.Validation{}, "", "Kubernetes' semver library is not supported"},
+		{"authorizer is not offered to rules", apischema.Validation{Rule: "authorizer.path('/healthz').check('get').allowed()"}, apischema.Validation{}, "", "undeclared reference to 'authorizer'"},
+		{"semver misused", apischema.Validation{Rule: "semver('1.0.0') < semver('2.0.0')"}, apischema.Validation{}, "", "found no matching overload for '_<_' applied to '(kubernetes.Semver, kubernetes.Semver)'"},
+		{"format of an unbounded string is too expensive", apischema.Validation{Rule: "!has(self.name) || !format.dns1123Label().validate(self.name).hasValue()"}, apischema.Validation{}, "", "name (maxLength)"},
 		{"messageExpression not a string", apischema.Validation{Rule: "true", MessageExpression: "self.start"}, apischema.Validation{}, "", "must evaluate to a string"},
 		{"fieldPath to no field", apischema.Validation{Rule: "true", FieldPath: ".nope"}, apischema.Validation{}, "", "nope is not in the schema"},
 		{"on a field: unknown field of a string", apischema.Validation{}, apischema.Validation{Rule: "self.x == 1"}, "Name", "does not support field selection"},
@@ -96,6 +99,22 @@ func TestCELRulesThatCompileAreKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(s.Validations) != 1 || len(s.Properties["spec"].Validations) != 1 || len(s.Properties["spec"].Properties["name"].Validations) != 1 {
+		t.Errorf("rules not kept: %+v", s)
+	}
+}
+
+func TestCELRulesOfTheFormatAndSemverLibrariesAreKept(t *testing.T) {
+	ruleOnType = apischema.Validation{
+		Rule:              "!has(self.host) || !format.dns1123Label().validate(self.host).hasValue()",
+		MessageExpression: "format.named('dns1123Label').value().validate(self.host).value()[0]",
+	}
+	ruleOnField = apischema.Validation{Rule: "isSemver(self, true) && semver(self, true).isGreaterThan(semver('1.0.0')) && semver(self, true).major() < 3"}
+	defer func() { ruleOnType, ruleOnField = apischema.Validation{}, apischema.Validation{} }()
+	s, err := apischema.Resource(reflect.TypeFor[celResource](), apischema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Properties["spec"].Validations) != 1 || len(s.Properties["spec"].Properties["name"].Validations) != 1 {
 		t.Errorf("rules not kept: %+v", s)
 	}
 }

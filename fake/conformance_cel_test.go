@@ -28,6 +28,7 @@ func celCases() []conformanceCase {
 	return []conformanceCase{
 		{"CELRulesRefuseWritesAsKubeAPIServerWordsThem", celRulesRefuse},
 		{"CELTransitionRulesRunOnUpdateOnly", celTransitionRules},
+		{"CELFormatAndSemverLibrariesRefuseAsKubeAPIServer", celFormatAndSemverRules},
 	}
 }
 

@@ -14,9 +14,10 @@
 // extension (version 2), sets, two-variable comprehensions, the lists
 // extension (version 3), ip and cidr, and Kubernetes' list functions
 // (isSorted, sum, min, max, indexOf, lastIndexOf), regex find/findAll,
-// url and quantity. Kubernetes' semver, format and authorizer libraries
-// are not declared: an expression using them fails to compile with a
-// *CompileError whose Unsupported names the function.
+// url, quantity, semver (with normalization) and format. Kubernetes'
+// authorizer library is not declared: kube-apiserver offers it to
+// admission expressions, not to CRD rules; a webhook condition using it
+// fails to compile with a *CompileError whose Unsupported names it.
 //
 // Every evaluation is bounded by a cost limit (Options.PerCallLimit) and
 // all the rules of one object by a budget (Options.Budget), so a hostile
@@ -68,8 +69,10 @@ type CompileError struct {
 	Path string
 	// Expression is the expression's source.
 	Expression string
-	// Unsupported names the function of Kubernetes' CEL library this
-	// package does not implement, when that is the cause.
+	// Unsupported names the variable of a Kubernetes CEL library that
+	// kube-apiserver offers to the expression and this package does not
+	// (authorizer, in a webhook's matchConditions), when that is the
+	// cause.
 	Unsupported string
 	// Detail is the compiler's message.
 	Detail string
@@ -137,18 +140,23 @@ var baseEnv = sync.OnceValues(func() (*cel.Env, error) {
 	opts = append(opts, regexFunctions()...)
 	opts = append(opts, urlFunctions()...)
 	opts = append(opts, quantityFunctions()...)
+	opts = append(opts, semverFunctions()...)
+	opts = append(opts, formatFunctions()...)
+	opts = append(opts, authzSignatures()...)
 	return cel.NewEnv(opts...)
 })
 
-// compileIn compiles src in env and checks its result type is want.
-func compileIn(env *cel.Env, src, path string, want *cel.Type, opts Options) (cel.Program, *cel.Ast, error) {
+// compileIn compiles src in env and checks its result type is want. A
+// reference to one of the names of missing (kube-apiserver's functions and
+// variables this package does not offer in env) is reported as such.
+func compileIn(env *cel.Env, src, path string, want *cel.Type, opts Options, missing map[string]string) (cel.Program, *cel.Ast, error) {
 	ast, iss := env.Compile(src)
 	if iss != nil && iss.Err() != nil {
 		detail := iss.Err().Error()
 		ce := &CompileError{Path: path, Expression: src, Detail: detail, issues: true}
 		if i := strings.Index(detail, "undeclared reference to '"); i >= 0 {
 			name, _, _ := strings.Cut(detail[i+len("undeclared reference to '"):], "'")
-			if lib, ok := unsupported[name]; ok {
+			if lib, ok := missing[name]; ok {
 				ce.Unsupported = name
 				ce.Detail = fmt.Sprintf("function %s of Kubernetes' %s library is not supported: %s", name, lib, detail)
 			}
@@ -234,7 +242,7 @@ func CompileExpr(src string, vars []string, opts Options) (*Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	prg, _, err := compileIn(env, src, "", cel.BoolType, opts)
+	prg, _, err := compileIn(env, src, "", cel.BoolType, opts, admissionOnly)
 	if err != nil {
 		return nil, err
 	}

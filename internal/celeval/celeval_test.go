@@ -113,7 +113,7 @@ func TestCompileErrors(t *testing.T) {
 		{"wrong type", "self.name == 1", "found no matching overload", ""},
 		{"not a boolean", "self.name", "must evaluate to a bool", ""},
 		{"unknown function", "self.name.frobnicate()", "undeclared reference to 'frobnicate'", ""},
-		{"unsupported Kubernetes function", "semver('1.2.3').major() == 1", "function semver of Kubernetes' semver library is not supported", "semver"},
+		{"authorizer is for admission, not rules", "authorizer.path('/healthz').check('get').allowed()", "undeclared reference to 'authorizer'", ""},
 		{"sum of strings", "self.strs.sum() == 'x'", "found no matching overload for 'sum'", ""},
 		{"object literal", "self.labels == {'a': 1}", "found no matching overload", ""},
 		{"bad regex literal", "self.name.matches('[')", "invalid matches argument", ""},

@@ -374,10 +374,18 @@ func (e *estimator) EstimateCallCost(function, overloadID string, target *checke
 			re := e.size(args[0]).MultiplyByCostFactor(regexLen)
 			return &checker.CallEstimate{CostEstimate: str.Multiply(re), ResultSize: &checker.SizeEstimate{Min: 0, Max: sz.Max}}
 		}
-	case "cidr", "isIP", "isCIDR", "quantity", "isQuantity":
+	case "cidr", "isIP", "isCIDR", "quantity", "isQuantity", "semver", "isSemver":
 		if len(args) >= 1 {
 			return &checker.CallEstimate{CostEstimate: e.size(args[0]).MultiplyByCostFactor(traversal)}
 		}
+	case "validate":
+		// Which format is not known before evaluation: each is estimated
+		// at the largest regular expression size.
+		if len(args) >= 1 {
+			return &checker.CallEstimate{CostEstimate: e.size(args[0]).MultiplyByCostFactor(traversal).MultiplyByCostFactor(maxFormatRegexSize * regexLen)}
+		}
+	case "format.named":
+		return fixed(1)
 	case "ip":
 		if overloadID == "cidr_ip" {
 			return fixed(1)
@@ -391,6 +399,7 @@ func (e *estimator) EstimateCallCost(function, overloadID string, target *checke
 		}
 	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast",
 		"sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub",
+		"major", "minor", "patch",
 		"getScheme", "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery":
 		return fixed(1)
 	case "containsIP", "containsCIDR":
@@ -408,8 +417,10 @@ func (e *estimator) EstimateCallCost(function, overloadID string, target *checke
 	case "_==_":
 		if len(args) == 2 && args[0].Type().IsExactType(args[1].Type()) {
 			switch args[0].Type().TypeName() {
-			case quantityType.TypeName(), ext.IPType.TypeName(), ext.CIDRType.TypeName():
+			case quantityType.TypeName(), ext.IPType.TypeName(), ext.CIDRType.TypeName(), semverType.TypeName():
 				return fixed(1)
+			case formatType.TypeName():
+				return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1, Max: maxFormatSize}.MultiplyByCostFactor(traversal)}
 			case urlType.TypeName():
 				sz := checker.SizeEstimate{Min: 1, Max: 1}
 				if r := args[1].ComputedSize(); r != nil {
@@ -525,10 +536,23 @@ func (e *estimator) CallCost(function, overloadID string, args []ref.Val, result
 			c := str * re
 			return &c
 		}
-	case "cidr", "isIP", "isCIDR", "quantity", "isQuantity":
+	case "cidr", "isIP", "isCIDR", "quantity", "isQuantity", "semver", "isSemver":
 		if len(args) >= 1 {
 			return ceilCost(float64(actualSize(args[0])) * traversal)
 		}
+	case "validate":
+		// The string's traversal times the format's regular expression
+		// size, as a regular expression match is counted.
+		if len(args) >= 2 {
+			if f, ok := args[0].(formatValue); ok {
+				str := uint64(math.Ceil((1 + float64(actualSize(args[1]))) * traversal))
+				re := uint64(math.Ceil(float64(f.f.regexSize) * regexLen))
+				c := str * re
+				return &c
+			}
+		}
+	case "format.named":
+		return one()
 	case "ip":
 		if len(args) >= 1 {
 			if overloadID == "cidr_ip" {
@@ -542,6 +566,7 @@ func (e *estimator) CallCost(function, overloadID string, args []ref.Val, result
 		}
 	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast",
 		"sign", "asInteger", "isInteger", "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub",
+		"major", "minor", "patch",
 		"getScheme", "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery":
 		return one()
 	case "containsIP", "containsCIDR":
@@ -559,7 +584,7 @@ func (e *estimator) CallCost(function, overloadID string, args []ref.Val, result
 	case "_==_":
 		if len(args) == 2 && args[0].Type() != nil {
 			switch args[0].Type().TypeName() {
-			case quantityType.TypeName(), urlType.TypeName(), ext.IPType.TypeName(), ext.CIDRType.TypeName():
+			case quantityType.TypeName(), urlType.TypeName(), ext.IPType.TypeName(), ext.CIDRType.TypeName(), semverType.TypeName(), formatType.TypeName():
 				return one()
 			}
 		}

@@ -106,10 +106,10 @@ func TestDefinitionChecksAreWordedAsKubeAPIServer(t *testing.T) {
 	}
 }
 
-func TestUnsupportedFunctionsAreSetApartInDefinitionChecks(t *testing.T) {
-	r := CheckDefinition(withRule(map[string]any{"type": "object"}, "semver('1.2.3').major() == 1"), nil, true)
-	if len(r.Errors) != 0 || len(r.Unsupported) != 1 || r.Unsupported[0].Unsupported != "semver" {
-		t.Errorf("errors %v, unsupported %v; want none and semver", r.Errors, r.Unsupported)
+func TestAuthorizerInARuleRefusesTheDefinition(t *testing.T) {
+	r := CheckDefinition(withRule(map[string]any{"type": "object"}, "authorizer.path('/healthz').check('get').allowed()"), nil, true)
+	if len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Error(), "compilation failed: ERROR: <input>:1:1: undeclared reference to 'authorizer'") {
+		t.Errorf("errors %v, want the rule refused", r.Errors)
 	}
 }
 

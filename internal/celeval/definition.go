@@ -51,10 +51,6 @@ type DefinitionCheck struct {
 	// Costs are the estimated costs of every rule and message expression
 	// that compiled.
 	Costs []ExpressionCost
-	// Unsupported are the rules that do not compile only because they call
-	// a function of a Kubernetes library this package does not implement;
-	// they are not among Errors.
-	Unsupported []*CompileError
 }
 
 // CheckDefinition checks the x-kubernetes-validations of one version's
@@ -154,10 +150,6 @@ func (c *defCheck) walk(n node, at *field.Path, schemaPath string, card uint64, 
 		ce, _ := r.err.(*CompileError)
 		if ce == nil {
 			c.out.Errors = append(c.out.Errors, field.InternalError(ruleAt, r.err))
-			continue
-		}
-		if ce.Unsupported != "" {
-			c.out.Unsupported = append(c.out.Unsupported, ce)
 			continue
 		}
 		switch r.kind {

@@ -17,6 +17,8 @@ func FuzzCompileAndEvaluate(f *testing.F) {
 	f.Add("self.m.all(k, v, k.startsWith(v)) && self.l.sum() < 10 && self.l.min() >= 0", `{"m":{"a":"a"},"l":[]}`)
 	f.Add("url(self.name).getHost() == '' || self.ios == 1", `{"name":"http://x","ios":"a"}`)
 	f.Add("self.free.x.y[0] == self.ios", `{"free":{"x":{"y":[1]}},"ios":1}`)
+	f.Add("isSemver(self.name, true) && semver(self.name, true).isLessThan(semver('2.0.0')) && semver(self.name).major() >= 1", `{"name":"v1.2"}`)
+	f.Add("!format.dns1123Label().validate(self.name).hasValue() && format.named(self.m.a).orValue(format.uuid()).validate(self.name).orValue([]).size() < 2", `{"name":"a-b","m":{"a":"uri"}}`)
 	f.Fuzz(func(t *testing.T, rule, obj string) {
 		schema := map[string]any{
 			"type": "object",

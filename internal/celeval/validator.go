@@ -206,7 +206,7 @@ func compileEach(n node, path string, root bool, rules []Rule, opts Options) []r
 		if r.OptionalOldSelf {
 			e = optEnv
 		}
-		prg, ast, err := compileIn(e, r.Rule, path, cel.BoolType, opts)
+		prg, ast, err := compileIn(e, r.Rule, path, cel.BoolType, opts, nil)
 		if err != nil {
 			res.kind, res.err = "rule", err
 			continue
@@ -221,7 +221,7 @@ func compileEach(n node, path string, root bool, rules []Rule, opts Options) []r
 			res.cost = c.Max
 		}
 		if r.MessageExpression != "" {
-			msg, mast, err := compileIn(e, r.MessageExpression, path, cel.StringType, opts)
+			msg, mast, err := compileIn(e, r.MessageExpression, path, cel.StringType, opts, nil)
 			if err == nil && !mast.OutputType().IsExactType(cel.StringType) {
 				err = &CompileError{Path: path, Expression: r.MessageExpression, Detail: mustEvaluate(cel.StringType)}
 			}

@@ -56,10 +56,9 @@ type Rules struct {
 
 // CompileRules compiles the x-kubernetes-validations of every level of s.
 // The fake refuses a definition whose rules do not compile when it is
-// written, as kube-apiserver does; what is left is a rule calling a
-// function of a Kubernetes CEL library internal/celeval does not
-// implement, which every Apply reports as "rule compile error" at the
-// rule's schema.
+// written, as kube-apiserver does; should the rules of a stored schema
+// not compile all the same, every Apply reports "rule compile error" at
+// the rule's schema, as kube-apiserver does.
 func (s Schema) CompileRules() *Rules {
 	v, err := celeval.New(s, celeval.Options{})
 	return &Rules{v: v, err: err}
