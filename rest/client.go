@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -186,7 +188,12 @@ func staticSecrets(cfg *Config) []secret.Value {
 // types only (options, Status, watch events): the client then recognises the
 // built-in kinds of k8s.io/api by their Go types instead (KindsOf), so
 // that a program links only the API groups it uses.
-func (c *Client) Scheme() *runtime.Scheme { return c.scheme }
+func (c *Client) Scheme() *runtime.Scheme {
+	if c == nil {
+		return metaScheme()
+	}
+	return c.scheme
+}
 
 // metaScheme is the scheme of a Config that names none: the meta/v1 types.
 var metaScheme = sync.OnceValue(func() *runtime.Scheme {
@@ -202,6 +209,9 @@ var metaScheme = sync.OnceValue(func() *runtime.Scheme {
 func (c *Client) KindsOf(obj runtime.Object) []schema.GroupVersionKind {
 	if obj == nil {
 		return nil
+	}
+	if c == nil {
+		c = unusable()
 	}
 	if gvks, _, err := c.scheme.ObjectKinds(obj); err == nil && len(gvks) > 0 {
 		return gvks
@@ -232,8 +242,31 @@ func (c *Client) builtinOnly(obj runtime.Object) []schema.GroupVersionKind {
 	return builtin.KindsOf(reflect.TypeOf(obj))
 }
 
+// ErrNilClient is the error of every request started from a nil *Client
+// (a program that passed a client it never built): the request is not
+// sent and its Do, Watch, Stream and Upgrade return this error, wrapped
+// with ErrInvalidRequest, instead of a nil pointer dereference.
+var ErrNilClient = errors.New("nil *rest.Client (build one with NewClient)")
+
+// unusable is what the methods of a nil *Client work on: a client that
+// names a host nobody resolves, so that a request built from it has the
+// fields a request reads; every request from a nil *Client carries
+// ErrNilClient and is never sent.
+var unusable = sync.OnceValue(func() *Client {
+	c, err := NewClient(&Config{Host: "https://nil-client.invalid"})
+	if err != nil {
+		return &Client{scheme: metaScheme(), base: &url.URL{Scheme: "https", Host: "nil-client.invalid"}}
+	}
+	return c
+})
+
 // Verb starts a request with the given HTTP method.
 func (c *Client) Verb(method string) *Request {
+	if c == nil {
+		r := &Request{c: unusable(), verb: method}
+		r.err = fmt.Errorf("%w: %w", ErrInvalidRequest, ErrNilClient)
+		return r
+	}
 	return &Request{c: c, verb: method}
 }
 

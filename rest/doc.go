@@ -68,7 +68,9 @@
 // otherwise ([Request.Group], [Request.Version]); [Request.AbsPath] gives a
 // raw path. Mistakes while building (an empty or malformed name, parameters
 // that do not encode) are recorded and returned by the sending method,
-// wrapping [ErrInvalidRequest]; nothing panics.
+// wrapping [ErrInvalidRequest]; nothing panics. So does a request started
+// from a nil *Client ([ErrNilClient]), and the clients built on one
+// (client, dynamic, metadata, discovery, openapi) return that error.
 //
 // # Wire formats
 //

@@ -10,5 +10,8 @@ package rest
 // a program), so that no connection to it stays open until the idle
 // timeout.
 func (c *Client) CloseIdleConnections() {
+	if c == nil {
+		return
+	}
 	c.transport.CloseIdleConnections()
 }

@@ -14,13 +14,18 @@ const modulePath = "github.com/kubego/kubego"
 
 // UserAgent returns the User-Agent the client sends with requests that set
 // none: Config.UserAgent, or DefaultUserAgent.
-func (c *Client) UserAgent() string { return c.agent }
+func (c *Client) UserAgent() string {
+	if c == nil {
+		return ""
+	}
+	return c.agent
+}
 
 // FieldManager returns the field manager kube-apiserver names a write
 // without one after: the User-Agent up to its first "/", trimmed and cut to
 // the 128 characters the server accepts, or "kubego" for an empty one.
 // Server-side apply needs a field manager, so clients send this one.
-func (c *Client) FieldManager() string { return fieldManagerOf(c.agent) }
+func (c *Client) FieldManager() string { return fieldManagerOf(c.UserAgent()) }
 
 func fieldManagerOf(agent string) string {
 	name, _, _ := strings.Cut(agent, "/")
