@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -35,7 +36,7 @@ type headlineRow struct {
 // headline is what README.md shows of a run: memory, speed, and the
 // controller against controller-runtime.
 var headline = []headlineRow{
-	{"sync", "live_heap_mb", "informer cache of 20,000 realistic Pods: live heap (MiB)"},
+	{"sync", "live_heap_mb", "informer cache of %s realistic Pods: live heap (MiB)"},
 	{"sync", "peak_rss_mb", "the same informer: peak RSS (MiB)"},
 	{"sync", "sync_seconds", "its initial sync (s)"},
 	{"cr-coldstart", "coldstart_seconds", "sample controller cold start over 20,000 objects (s)"},
@@ -63,13 +64,37 @@ func (rep *report) headlineTable() string {
 			continue
 		}
 		r := rep.Rows[i]
+		label := h.label
+		if strings.Contains(label, "%s") {
+			label = fmt.Sprintf(label, rep.podsOf(r))
+		}
 		other := "client-go"
 		if isCR(r.Benchmark) {
 			other = "controller-runtime"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s (%s) | %.2f |\n", h.label, fmtNum(r.Kubego), fmtNum(r.ClientGo), other, r.Ratio)
+		fmt.Fprintf(&b, "| %s | %s | %s (%s) | %.2f |\n", label, fmtNum(r.Kubego), fmtNum(r.ClientGo), other, r.Ratio)
 	}
 	return b.String()
+}
+
+// podsOf returns the Pod count row r was measured with, with thousands
+// separated: the report's own for its rows, the one its From names for a
+// kept row ("run of <time>, N Pods").
+func (rep *report) podsOf(r row) string {
+	n := rep.Pods
+	if r.From != "" {
+		f := strings.Fields(r.From)
+		if len(f) >= 2 && f[len(f)-1] == "Pods" {
+			if v, err := strconv.Atoi(f[len(f)-2]); err == nil {
+				n = v
+			}
+		}
+	}
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // find returns the index of a row, or -1.

@@ -79,3 +79,20 @@ func TestReplaceSectionKeepsTheMarkersAndTheRest(t *testing.T) {
 		})
 	}
 }
+
+func TestHeadlineNamesThePodCountOfItsRun(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rep  report
+		want string
+	}{
+		{"a row of the report's own run", report{Pods: 100000, Rows: []row{{Benchmark: "sync", Metric: "live_heap_mb", Kubego: 1, ClientGo: 2, Ratio: 0.5}}}, "informer cache of 100,000 realistic Pods"},
+		{"a row kept from an earlier run", report{Pods: 2000, Rows: []row{{Benchmark: "sync", Metric: "live_heap_mb", Kubego: 1, ClientGo: 2, Ratio: 0.5, From: "run of 2026-12-02T14:26:58Z, 20000 Pods"}}}, "informer cache of 20,000 realistic Pods"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.rep.headlineTable(); !strings.Contains(got, tc.want) {
+				t.Errorf("headline = %q, want it to contain %q", got, tc.want)
+			}
+		})
+	}
+}
