@@ -37,9 +37,10 @@ const (
 	// content is the rest's length (a varint) and the rest deflated.
 	zipField = 1<<29 - 1
 	// zipLevel is flate's level: BestSpeed finds the repeats of
-	// configuration text and encodes the rest by Huffman coding, at the
-	// lowest cost of encoding; inflating costs about the same at every
-	// level.
+	// configuration text and Huffman-codes the rest, at the lowest cost
+	// of encoding but Huffman-only's (which finds no repeats); higher
+	// levels gain little and cost several times as much to encode, and
+	// inflating costs about the same at every level.
 	zipLevel = flate.BestSpeed
 	// maxInflation bounds the length a compressed rest may claim per
 	// byte of its deflated form (deflate's limit is 1032), so that
