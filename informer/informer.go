@@ -79,7 +79,7 @@ type Options[T Object] struct {
 	// DisableCompression keeps every encoding of a compact cache as it
 	// is. By default an encoding whose part after the metadata is 2 KiB
 	// or more (a ConfigMap or Secret of a few KiB, say) is kept with that
-	// part deflated, when that saves at least an eighth of it: the
+	// part deflated, when that saves an eighth of the encoding: the
 	// metadata stays as it is, so the namespace, name, resourceVersion
 	// and labels are still read in place (a Pod of a kilobyte or two is
 	// never compressed). A read of a compressed object first inflates it
