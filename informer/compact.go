@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
@@ -111,6 +112,9 @@ type packer[T Object] struct {
 	gvk atomic.Pointer[schema.GroupVersionKind]
 	// ar holds the encodings of the store this packer serves.
 	ar arena
+	// plainOnly keeps every encoding uncompressed (see zip.go);
+	// Options.DisableCompression.
+	plainOnly bool
 }
 
 // newPacker returns the packer of T, or nil when T stays decoded: types
@@ -157,11 +161,13 @@ func (p *packer[T]) pack(obj T, idx map[string]IndexFunc[T]) (prepared, error) {
 }
 
 // encode returns obj's encoding, placed in the arena when inArena is set
-// (else in an allocation of its own: the final state of a deleted object,
-// which only handlers will read).
+// (else in an allocation of its own, never compressed: the final state of
+// a deleted object, which only handlers will read). A large encoding is
+// compressed (see zip.go) unless p.plainOnly.
 func (p *packer[T]) encode(obj T, inArena bool) (packed, error) {
 	if m, ok := any(obj).(protoSizer); ok && inArena {
-		if n := m.Size(); n >= 0 && n < soloMin {
+		n := m.Size()
+		if n >= 0 && n < soloMin && (p.plainOnly || n < zipMin) {
 			pk, w, err := func() (packed, int, error) {
 				p.ar.mu.Lock()
 				defer p.ar.mu.Unlock()
@@ -177,6 +183,9 @@ func (p *packer[T]) encode(obj T, inArena bool) (packed, error) {
 			}
 			return pk, nil
 		}
+		if n >= zipMin && n < 1<<31 && !p.plainOnly {
+			return p.encodeZipped(obj, m, n)
+		}
 	}
 	raw, err := any(obj).(protoMarshaler).Marshal()
 	switch {
@@ -184,12 +193,55 @@ func (p *packer[T]) encode(obj T, inArena bool) (packed, error) {
 		return packed{}, fmt.Errorf("encoding %s for the compact cache: %w", KeyOf(obj), err)
 	case uint64(len(raw)) >= 1<<32:
 		return packed{}, fmt.Errorf("encoding %s for the compact cache: %d bytes", KeyOf(obj), len(raw))
-	case !inArena || len(raw) >= soloMin:
+	case !inArena:
 		return solo(raw), nil
+	}
+	if !p.plainOnly {
+		z := deflaters.Get().(*deflater)
+		defer z.release()
+		if zipped, ok := z.squeeze(raw); ok {
+			return p.place(zipped, true), nil
+		}
+	}
+	return p.place(raw, false), nil
+}
+
+// encodeZipped encodes obj, of n bytes, into scratch room and places its
+// compressed form in the arena, or its plain one when compressing saves
+// too little.
+func (p *packer[T]) encodeZipped(obj T, m protoSizer, n int) (packed, error) {
+	z := deflaters.Get().(*deflater)
+	defer z.release()
+	if cap(z.in) < n {
+		z.in = make([]byte, n)
+	}
+	raw := z.in[:n]
+	w, err := m.MarshalToSizedBuffer(raw)
+	if err == nil && w != n {
+		err = fmt.Errorf("encoded %d bytes of %d", w, n)
+	}
+	if err != nil {
+		return packed{}, fmt.Errorf("encoding %s for the compact cache: %w", KeyOf(obj), err)
+	}
+	if zipped, ok := z.squeeze(raw); ok {
+		return p.place(zipped, true), nil
+	}
+	return p.place(raw, true), nil
+}
+
+// place returns raw placed in the arena, or in an allocation of its own
+// when it is soloMin bytes or more; raw is copied when it is borrowed
+// (scratch room the caller reuses), and otherwise may be kept.
+func (p *packer[T]) place(raw []byte, borrowed bool) packed {
+	if len(raw) >= soloMin {
+		if borrowed {
+			raw = bytes.Clone(raw)
+		}
+		return solo(raw)
 	}
 	p.ar.mu.Lock()
 	defer p.ar.mu.Unlock()
-	return p.ar.copyIn(raw), nil
+	return p.ar.copyIn(raw)
 }
 
 // indexValuesOf returns fn's values for obj, a decoding that aliases the
@@ -209,22 +261,57 @@ func indexValuesOf[T Object](fn IndexFunc[T], obj T) []string {
 
 // unpack decodes pk into a new object that nothing else holds.
 func (p *packer[T]) unpack(pk packed) T {
-	obj := reflect.New(p.elem).Interface().(T)
-	// The bytes were made by Marshal from an object that was valid, so
-	// decoding them cannot fail short of a bug in a codec (protodec's
-	// differential tests hold it to the generated decoder); the error is
-	// therefore not passed on, and what was decoded is handed out.
-	if p.plan {
-		// The strings view pk's bytes, which never change: a read
-		// allocates only the object's structs, slices and maps.
-		_, _ = p.dec.Unmarshal(pk.raw(), obj, protodec.Alias{})
-	} else {
-		_ = any(obj).(protoUnmarshaler).Unmarshal(pk.raw())
+	// The bytes were made by Marshal (and deflate) from an object that
+	// was valid, so decoding them cannot fail short of a bug in a codec
+	// (protodec's differential tests hold it to the generated decoder):
+	// the error is therefore not passed on, and what was decoded (at
+	// least the metadata, which is never compressed) is handed out.
+	obj, _ := p.decode(pk.raw())
+	return obj
+}
+
+// decode decodes raw, an encoding as the store keeps it (compressed or
+// not), into a new object that nothing else holds. An error is a
+// *corruptError; the object then holds the metadata alone, if that decodes.
+func (p *packer[T]) decode(raw []byte) (T, error) {
+	b, err := plainOf(raw)
+	var obj T
+	if err == nil {
+		var derr error
+		if obj, derr = p.decodePlain(b); derr != nil {
+			err = &corruptError{"decoding", derr}
+		}
+	}
+	if err != nil {
+		// Hand out the metadata at least, decoded alone: it is never
+		// compressed.
+		meta := reflect.New(p.elem).Interface().(T)
+		if _, _, _, rest, ferr := wire.Field(raw); ferr == nil && len(rest) > 0 {
+			if m, merr := p.decodePlain(raw[:len(raw)-len(rest)]); merr == nil {
+				meta = m
+			}
+		}
+		obj = meta
 	}
 	if gvk := p.gvk.Load(); gvk != nil {
 		obj.GetObjectKind().SetGroupVersionKind(*gvk)
 	}
-	return obj
+	return obj, err
+}
+
+// decodePlain decodes b, a plain encoding that never changes, into a new
+// object.
+func (p *packer[T]) decodePlain(b []byte) (T, error) {
+	obj := reflect.New(p.elem).Interface().(T)
+	if p.plan {
+		// The strings view the bytes, which never change (the chunk's,
+		// or the buffer a compressed encoding was inflated into, which
+		// is this object's alone): a read allocates only the object's
+		// structs, slices and maps.
+		_, err := p.dec.Unmarshal(b, obj, protodec.Alias{})
+		return obj, err
+	}
+	return obj, any(obj).(protoUnmarshaler).Unmarshal(b)
 }
 
 // stub returns a new object holding only k and resourceVersion rv: what a

@@ -22,7 +22,7 @@ type OptionsConflictError struct {
 	First, Second SharedOptions
 	// Field is the first difference: "Namespace", "LabelSelector",
 	// "FieldSelector", "Transform", "KeepManagedFields", "DisableSharing",
-	// "Decoded"
+	// "Decoded", "DisableCompression"
 	// or `Indexers["name"]` (an index of that name with another function).
 	Field string
 }
@@ -53,6 +53,9 @@ func describeOptions(o SharedOptions) string {
 	}
 	if o.Decoded {
 		b.WriteString(", decoded")
+	}
+	if o.DisableCompression {
+		b.WriteString(", compression disabled")
 	}
 	if len(o.Indexers) > 0 {
 		names := make([]string, 0, len(o.Indexers))
@@ -167,6 +170,8 @@ func (c *claim) differs(opts SharedOptions) string {
 		return "DisableSharing"
 	case opts.Decoded != o.Decoded:
 		return "Decoded"
+	case opts.DisableCompression != o.DisableCompression:
+		return "DisableCompression"
 	}
 	names := make([]string, 0, len(opts.Indexers))
 	for name := range opts.Indexers {

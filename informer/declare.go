@@ -121,7 +121,7 @@ func (f *Factory) withDeclared(id identity, opts SharedOptions) SharedOptions {
 // isZero reports whether o gives no option at all.
 func (o SharedOptions) isZero() bool {
 	return o.Namespace == "" && o.LabelSelector == "" && o.FieldSelector == "" && o.Resource.Empty() &&
-		o.Transform == nil && o.TransformName == "" && !o.KeepManagedFields && !o.DisableSharing && !o.Decoded && len(o.Indexers) == 0
+		o.Transform == nil && o.TransformName == "" && !o.KeepManagedFields && !o.DisableSharing && !o.Decoded && !o.DisableCompression && len(o.Indexers) == 0
 }
 
 // claimDeclared claims, on a factory with OneInformerPerType, the

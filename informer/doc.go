@@ -161,7 +161,17 @@
 // object in it. The encodings are packed into shared chunks (up to 64
 // KiB; an encoding of 16 KiB or more has an allocation of its own), so
 // that each costs its bytes and not the allocator's rounding; the cache
-// keeps no key beside an object (it is read from the encoding). Cached
+// keeps no key beside an object (it is read from the encoding). A large
+// encoding is compressed: when the part after the metadata is 2 KiB or
+// more (ConfigMaps and Secrets of a few KiB, mostly) and deflating it
+// (compress/flate at its fastest level) saves at least an eighth, that
+// part is kept deflated, and the metadata as it is, so the namespace,
+// name, resourceVersion and labels are still read in place; a Pod of a
+// kilobyte or two is never compressed. A read of a compressed object
+// inflates it into a buffer of its own first: an allocation of its size
+// and a few microseconds per KiB on top of the decode (storing one costs
+// its deflation). Options.DisableCompression (SharedOptions) keeps every
+// encoding plain. Cached
 // bytes never change: when a sixth of a chunk or more holds objects since
 // updated or deleted, the informer copies the encodings it still holds
 // into a chunk being filled and lets the old one go, which the objects
@@ -171,8 +181,9 @@
 // bytes at most).
 //
 // Retention: the strings of an object read from a compact cache view the
-// chunk it was read from, so a string kept after the object is dropped
-// keeps that chunk (at most 64 KiB) in memory. A program that keeps
+// chunk it was read from (a compressed object's, the buffer it was
+// inflated into, which is its own), so a string kept after the object is
+// dropped keeps that chunk (at most 64 KiB) in memory. A program that keeps
 // strings of many objects for long, after the cache has moved on (names
 // of deleted objects in a map of its own, say), should keep copies
 // (strings.Clone). The controller package copies the keys it queues.

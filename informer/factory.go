@@ -72,6 +72,10 @@ type SharedOptions struct {
 	// compact: see Options.Decoded. Informers are shared only between
 	// callers giving the same Decoded.
 	Decoded bool
+	// DisableCompression keeps a compact cache's large encodings
+	// uncompressed: see Options.DisableCompression. Informers are shared
+	// only between callers giving the same DisableCompression.
+	DisableCompression bool
 	// Indexers are added to the informer's cache (see Informer.AddIndexers).
 	Indexers map[string]func(Object) []string
 }
@@ -88,6 +92,7 @@ type factoryKey struct {
 	keepMF    bool
 	distinct  bool
 	decoded   bool
+	plain     bool
 }
 
 // shared is the type-erased view of an Informer[T] the factory manages.
@@ -209,7 +214,7 @@ func forFormLazy[T Object](f *Factory, form Form, gvr schema.GroupVersionResourc
 	}
 	key := factoryKey{typ: typ, form: form, gvr: gvr, ns: opts.Namespace, labels: opts.LabelSelector,
 		fields: opts.FieldSelector, transform: opts.TransformName, keepMF: opts.KeepManagedFields,
-		distinct: opts.DisableSharing, decoded: opts.Decoded}
+		distinct: opts.DisableSharing, decoded: opts.Decoded, plain: opts.DisableCompression}
 	target := targetOf(typ, form, gvr, opts.Namespace)
 	f.noteLocked(target)
 	if f.opts.OneInformerPerType {
@@ -242,6 +247,7 @@ func forFormLazy[T Object](f *Factory, form Form, gvr schema.GroupVersionResourc
 		KeepManagedFields:     opts.KeepManagedFields,
 		DisableSharing:        opts.DisableSharing,
 		Decoded:               opts.Decoded,
+		DisableCompression:    opts.DisableCompression,
 		MutationDetection:     f.opts.MutationDetection,
 		MutationReporter:      f.opts.MutationReporter,
 		MutationCheckInterval: f.opts.MutationCheckInterval,

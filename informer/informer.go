@@ -76,6 +76,19 @@ type Options[T Object] struct {
 	// unstructured objects) and PartialObjectMetadata (about as small
 	// decoded, with its maps shared, as encoded) are always kept decoded.
 	Decoded bool
+	// DisableCompression keeps every encoding of a compact cache as it
+	// is. By default an encoding whose part after the metadata is 2 KiB
+	// or more (a ConfigMap or Secret of a few KiB, say) is kept with that
+	// part deflated, when that saves an eighth of the encoding: the
+	// metadata stays as it is, so the namespace, name, resourceVersion
+	// and labels are still read in place (a Pod of a kilobyte or two is
+	// never compressed). A read of a compressed object first inflates it
+	// into a buffer of its own (an allocation of its size, and some
+	// microseconds per KiB), and storing one costs its deflation. Set
+	// it for a cache of large objects read often and whole, where that
+	// time matters more than the memory (see the package documentation,
+	// "Memory"). Decoded caches are never compressed.
+	DisableCompression bool
 	// MutationDetection: see [MutationDetection]. The zero value is DetectAuto.
 	MutationDetection MutationDetection
 	// MutationReporter receives each detected mutation. nil means: log it at
@@ -184,6 +197,7 @@ func newInformer[T Object](getLW func(context.Context) (ListerWatcher[T], error)
 	}
 	if pack != nil {
 		i.detect = nil // every read hands out an object of its own
+		pack.plainOnly = opts.DisableCompression
 	}
 	i.store = newStore(opts.Indexers, i.detect, pack)
 	if !opts.DisableSharing && pack == nil {

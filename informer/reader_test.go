@@ -63,6 +63,7 @@ func TestOneInformerPerType(t *testing.T) {
 		{"a named transform is refused", SharedOptions{Namespace: "a", Transform: identityTransform, TransformName: "trim"}, "Transform"},
 		{"keeping managedFields is refused", SharedOptions{Namespace: "a", KeepManagedFields: true}, "KeepManagedFields"},
 		{"disabling sharing is refused", SharedOptions{Namespace: "a", DisableSharing: true}, "DisableSharing"},
+		{"disabling compression is refused", SharedOptions{Namespace: "a", DisableCompression: true}, "DisableCompression"},
 		{"an index of the same name with another function is refused", SharedOptions{Namespace: "a", Indexers: map[string]func(Object) []string{"app": tierOf}}, `Indexers["app"]`},
 	}
 	for _, tt := range tests {
