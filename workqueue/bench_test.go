@@ -3,6 +3,7 @@ package workqueue
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -140,5 +141,55 @@ func BenchmarkAddAfter(b *testing.B) {
 				q.Done(k)
 			}
 		}
+	}
+}
+
+// nopMetrics is a Metrics that drops every event.
+type nopMetrics struct{}
+
+func (nopMetrics) Added()                 {}
+func (nopMetrics) Depth(int)              {}
+func (nopMetrics) Started(time.Duration)  {}
+func (nopMetrics) Finished(time.Duration) {}
+func (nopMetrics) Retried()               {}
+func (nopMetrics) Attach(func() InFlight) {}
+
+// benchRequest is a key the shape of a controller's request: namespace,
+// name and cluster.
+type benchRequest struct{ namespace, name, cluster string }
+
+// The heap a queue holds per waiting key (B/key), with and without
+// metrics: 5,000 keys added, none taken yet, as at the start of a
+// controller's initial burst. The keys' strings are not counted.
+func BenchmarkHeldPerKey(b *testing.B) {
+	const n = 5000
+	keys := make([]benchRequest, n)
+	for i := range keys {
+		keys[i] = benchRequest{fmt.Sprintf("namespace-%03d", i%50), fmt.Sprintf("object-%07d", i), ""}
+	}
+	for _, bc := range []struct {
+		name    string
+		metrics Metrics
+	}{{"metrics", nopMetrics{}}, {"none", nil}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var held int64
+			for b.Loop() {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				q := New(Options[benchRequest]{Metrics: bc.metrics})
+				for _, k := range keys {
+					q.Add(k)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				held = int64(after.HeapAlloc) - int64(before.HeapAlloc)
+				if q.Len() != n {
+					b.Fatalf("Len = %d, want %d", q.Len(), n)
+				}
+				q.ShutDown()
+			}
+			b.ReportMetric(float64(held)/n, "B/key")
+		})
 	}
 }

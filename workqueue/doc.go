@@ -82,7 +82,10 @@
 // use a fake clock or run under testing/synctest. Options.Metrics receives
 // depth, adds, queue latency, work duration, retries and, on demand,
 // unfinished work; package promqueue exports them to Prometheus. Without
-// Metrics the queue does no metrics work at all.
+// Metrics the queue does no metrics work at all. With Metrics, the times
+// behind queue latency and work duration are kept beside each key's state
+// in the queue's table (two integers of the queue's clock per key), not in
+// maps of their own.
 //
 // # Performance
 //

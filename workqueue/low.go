@@ -1,5 +1,13 @@
 package workqueue
 
+// lowMark is what Queue.lowSeq knows of a key waiting at low priority:
+// the number of its live entry in Queue.low and, with metrics, when it
+// was added (see Queue.now).
+type lowMark struct {
+	seq uint64
+	at  int64
+}
+
 // lowEntry is one entry of Queue.low: a key and the number that makes it
 // the key's live entry.
 type lowEntry[K any] struct {
@@ -34,29 +42,23 @@ func (q *Queue[K]) AddLow(k K) {
 		return
 	}
 	if i, ok := q.keys.lookup(h); ok {
-		if sl := q.keys.at(i); sl.state == stateHeld {
-			sl.state = stateHeldAgain
-			q.noteAdded(k)
-		}
+		q.addHeldLocked(i)
 		return // waiting already, or due to wait again after Done
 	}
 	if _, ok := q.lowSeq[k]; ok {
 		return
 	}
-	q.noteAdded(k)
+	at := q.noteAdded()
 	if len(q.waiters) > 0 {
 		// A Get is parked, so nothing waits: hand k over now.
-		if q.keys.full() {
-			q.reindexLocked()
-		}
-		q.readyLocked(q.keys.insert(h, stateQueued))
+		q.readyLocked(q.insertLocked(h, at))
 		return
 	}
 	if q.lowSeq == nil {
-		q.lowSeq = make(map[K]uint64)
+		q.lowSeq = make(map[K]lowMark)
 	}
 	q.lowNext++
-	q.lowSeq[k] = q.lowNext
+	q.lowSeq[k] = lowMark{q.lowNext, at}
 	q.low.push(q.laneOf(k), lowEntry[K]{k, q.lowNext})
 	if q.metrics != nil {
 		q.metrics.Depth(q.depthLocked())
@@ -64,20 +66,22 @@ func (q *Queue[K]) AddLow(k K) {
 }
 
 // promoteLocked takes k out of the low-priority keys, reporting whether it
-// was one; its stale entry stays in low until popped or cleared.
-func (q *Queue[K]) promoteLocked(k K) bool {
+// was one and, if so, when it was added; its stale entry stays in low
+// until popped or cleared.
+func (q *Queue[K]) promoteLocked(k K) (at int64, ok bool) {
 	if len(q.lowSeq) == 0 {
-		return false
+		return 0, false
 	}
-	if _, ok := q.lowSeq[k]; !ok {
-		return false
+	m, ok := q.lowSeq[k]
+	if !ok {
+		return 0, false
 	}
 	delete(q.lowSeq, k)
 	if len(q.lowSeq) == 0 {
 		q.lowSeq = nil
 		q.low.clear()
 	}
-	return true
+	return m.at, true
 }
 
 // popLowLocked takes the oldest low-priority key and hands it to the
@@ -85,7 +89,8 @@ func (q *Queue[K]) promoteLocked(k K) bool {
 func (q *Queue[K]) popLowLocked() K {
 	for {
 		e := q.low.pop()
-		if seq, ok := q.lowSeq[e.key]; !ok || seq != e.seq {
+		m, ok := q.lowSeq[e.key]
+		if !ok || m.seq != e.seq {
 			continue // stale
 		}
 		delete(q.lowSeq, e.key)
@@ -93,10 +98,7 @@ func (q *Queue[K]) popLowLocked() K {
 			q.lowSeq = nil
 			q.low.clear()
 		}
-		if q.keys.full() {
-			q.reindexLocked()
-		}
-		k := q.takeLocked(q.keys.insert(q.keys.hash(e.key), stateQueued))
+		k := q.takeLocked(q.insertLocked(q.keys.hash(e.key), m.at))
 		if q.metrics != nil {
 			q.metrics.Depth(q.depthLocked())
 		}
@@ -128,7 +130,7 @@ func (q *Queue[K]) DropLane(name string) int {
 	})
 	low := q.low.remove(name)
 	low.each(func(e lowEntry[K]) {
-		if seq, ok := q.lowSeq[e.key]; ok && seq == e.seq {
+		if m, ok := q.lowSeq[e.key]; ok && m.seq == e.seq {
 			dropped = append(dropped, e.key)
 			delete(q.lowSeq, e.key)
 		}
@@ -138,9 +140,6 @@ func (q *Queue[K]) DropLane(name string) int {
 		q.low.clear()
 	}
 	if q.metrics != nil && len(dropped) > 0 {
-		for _, k := range dropped {
-			delete(q.queuedAt, k)
-		}
 		q.metrics.Depth(q.depthLocked())
 	}
 	q.closeIfDrainedLocked()

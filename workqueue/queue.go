@@ -70,10 +70,11 @@ type Queue[K comparable] struct {
 	ready lanes[uint32]
 	// low holds the keys added with AddLow and not taken yet, oldest
 	// first in each lane, outside the table: lowSeq maps each such key to the number
-	// of its one live entry in low; an entry with another number is stale
-	// (its key was promoted by Add, or taken and added again).
+	// of its one live entry in low (and its time of adding, for metrics);
+	// an entry with another number is stale (its key was promoted by Add,
+	// or taken and added again).
 	low     lanes[lowEntry[K]]
-	lowSeq  map[K]uint64
+	lowSeq  map[K]lowMark
 	lowNext uint64
 	waiters []*waiter[K] // parked Gets, most recent last; non-empty only while ready is empty
 	// in holds adds not yet taken in; it is empty and closed while
@@ -96,9 +97,10 @@ type Queue[K comparable] struct {
 	limiter RateLimiter[K]
 	lane    func(K) string // Options.Lane
 
-	metrics   Metrics
-	queuedAt  map[K]time.Time // metrics only: when a waiting key was added
-	startedAt map[K]time.Time // metrics only: when a worker took a key
+	metrics Metrics
+	// epoch is the queue's clock at New, with metrics: the times kept
+	// for them (keys.times, lowMark.at) count nanoseconds from it.
+	epoch time.Time
 }
 
 // New returns an empty, running Queue.
@@ -119,8 +121,8 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 	q.delayed.index = make(map[K]int)
 	q.fire = q.fireTimer
 	if q.metrics != nil {
-		q.queuedAt = make(map[K]time.Time)
-		q.startedAt = make(map[K]time.Time)
+		q.epoch = q.clock.Now()
+		q.keys.withTimes = true
 		q.metrics.Attach(q.inFlight)
 	}
 	return q
@@ -189,27 +191,56 @@ func (q *Queue[K]) addLocked(h hashed[K]) {
 	}
 	i, ok := q.keys.lookup(h)
 	if !ok {
-		if q.keys.full() {
-			q.reindexLocked()
+		at, promoted := q.promoteLocked(h.key)
+		if !promoted {
+			at = q.noteAdded()
 		}
-		if !q.promoteLocked(h.key) {
-			q.noteAdded(h.key)
-		}
-		q.readyLocked(q.keys.insert(h, stateQueued))
+		q.readyLocked(q.insertLocked(h, at))
 		return
 	}
-	if sl := q.keys.at(i); sl.state == stateHeld {
-		sl.state = stateHeldAgain
-		q.noteAdded(h.key)
-	}
+	q.addHeldLocked(i)
 	// Otherwise it waits already, or is due to wait again after Done.
 }
 
-func (q *Queue[K]) noteAdded(k K) {
-	if q.metrics != nil {
-		q.metrics.Added()
-		q.queuedAt[k] = q.clock.Now()
+// addHeldLocked marks the key of slot i, if a worker holds it, as added
+// again: it waits again after Done.
+func (q *Queue[K]) addHeldLocked(i uint32) {
+	if sl := q.keys.at(i); sl.state == stateHeld {
+		sl.state = stateHeldAgain
+		at := q.noteAdded()
+		if q.metrics != nil {
+			q.keys.timesAt(i).queued = at
+		}
 	}
+}
+
+// insertLocked puts h.key, which is not in the table, into it as queued
+// (but not yet in ready), with metrics waiting since at, and returns its
+// slot number.
+func (q *Queue[K]) insertLocked(h hashed[K], at int64) uint32 {
+	if q.keys.full() {
+		q.reindexLocked()
+	}
+	i := q.keys.insert(h, stateQueued)
+	if q.metrics != nil {
+		q.keys.timesAt(i).queued = at
+	}
+	return i
+}
+
+// noteAdded reports an add to the metrics and returns its time (see now).
+func (q *Queue[K]) noteAdded() int64 {
+	if q.metrics == nil {
+		return 0
+	}
+	q.metrics.Added()
+	return q.now()
+}
+
+// now returns the time on the queue's clock as nanoseconds since its
+// epoch: the form in which a queue with metrics keeps its keys' times.
+func (q *Queue[K]) now() int64 {
+	return int64(q.clock.Now().Sub(q.epoch))
 }
 
 // readyLocked makes the key in slot i, which no worker holds, available to
@@ -269,18 +300,13 @@ func (q *Queue[K]) takeLocked(i uint32) K {
 	sl := q.keys.at(i)
 	sl.state = stateHeld
 	q.held = append(q.held, heldSlot{sl.aux, i})
-	k := sl.key
 	if q.metrics != nil {
-		now := q.clock.Now()
-		if at, ok := q.queuedAt[k]; ok {
-			q.metrics.Started(now.Sub(at))
-			delete(q.queuedAt, k)
-		} else {
-			q.metrics.Started(0)
-		}
-		q.startedAt[k] = now
+		now := q.now()
+		ts := q.keys.timesAt(i)
+		q.metrics.Started(time.Duration(now - ts.queued))
+		ts.started = now
 	}
-	return k
+	return sl.key
 }
 
 // Get blocks until a key is available and hands it to the caller, who must
@@ -401,10 +427,7 @@ func (q *Queue[K]) Done(k K) {
 	q.held = q.held[:last]
 	sl := q.keys.at(i)
 	if q.metrics != nil {
-		if at, ok := q.startedAt[k]; ok {
-			q.metrics.Finished(q.clock.Now().Sub(at))
-			delete(q.startedAt, k)
-		}
+		q.metrics.Finished(time.Duration(q.now() - q.keys.timesAt(i).started))
 	}
 	if sl.state == stateHeldAgain && (!q.shut || q.draining) {
 		q.readyLocked(i)
@@ -549,7 +572,6 @@ func (q *Queue[K]) shutDownLocked() {
 	q.stopTimerLocked()
 	q.delayed.clear()
 	if q.metrics != nil {
-		clear(q.queuedAt)
 		q.metrics.Depth(0)
 	}
 }
@@ -559,12 +581,12 @@ func (q *Queue[K]) inFlight() InFlight {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	f := InFlight{Count: len(q.held)}
-	if len(q.startedAt) == 0 {
+	if len(q.held) == 0 {
 		return f
 	}
-	now := q.clock.Now()
-	for _, at := range q.startedAt {
-		d := now.Sub(at)
+	now := q.now()
+	for _, h := range q.held {
+		d := time.Duration(now - q.keys.timesAt(h.slot).started)
 		f.Total += d
 		if d > f.Longest {
 			f.Longest = d

@@ -86,9 +86,25 @@ type table[K comparable] struct {
 	live    int // slots in use
 
 	chunks []*[chunkLen]slot[K]
-	n      uint32 // slots handed out so far: the arena's high-water mark
-	free   uint32 // head of the free list, while nfree > 0
-	nfree  int    // slots on the free list
+	// times, when the Queue has metrics (withTimes), parallels chunks:
+	// the times of slot i are times[i>>chunkShift][i&chunkMask]. They are
+	// kept apart from the slots so that a queue without metrics pays
+	// nothing for them.
+	times     []*[chunkLen]slotTimes
+	withTimes bool
+	n         uint32 // slots handed out so far: the arena's high-water mark
+	free      uint32 // head of the free list, while nfree > 0
+	nfree     int    // slots on the free list
+}
+
+// slotTimes are the times a Queue with metrics keeps for a key, in
+// nanoseconds since the queue's epoch (see Queue.now).
+type slotTimes struct {
+	// queued is when the key started waiting for a worker: its add, or
+	// for a held key added again, that re-add.
+	queued int64
+	// started is when a worker took the key; meaningful while it is held.
+	started int64
 }
 
 // hash returns k with its hash. It reads only the seed, which is set before
@@ -100,6 +116,12 @@ func (t *table[K]) hash(k K) hashed[K] {
 // at returns slot i, which must have been handed out.
 func (t *table[K]) at(i uint32) *slot[K] {
 	return &t.chunks[i>>chunkShift][i&chunkMask]
+}
+
+// timesAt returns the times of slot i, which must have been handed out,
+// in a table withTimes.
+func (t *table[K]) timesAt(i uint32) *slotTimes {
+	return &t.times[i>>chunkShift][i&chunkMask]
 }
 
 // lookup returns the slot number of h.key, if the key is in the table.
@@ -143,6 +165,9 @@ func (t *table[K]) insert(h hashed[K], s keyState) uint32 {
 		i = t.n
 		if int(i>>chunkShift) == len(t.chunks) {
 			t.chunks = append(t.chunks, new([chunkLen]slot[K]))
+			if t.withTimes {
+				t.times = append(t.times, new([chunkLen]slotTimes))
+			}
 		}
 		t.n++
 	}
@@ -178,6 +203,10 @@ func (t *table[K]) release(i uint32) {
 		if len(t.chunks) > keptChunks {
 			clear(t.chunks[keptChunks:])
 			t.chunks = t.chunks[:keptChunks]
+			if t.withTimes {
+				clear(t.times[keptChunks:])
+				t.times = t.times[:keptChunks]
+			}
 		}
 		t.n, t.free, t.nfree = 0, 0, 0
 		if len(t.buckets) > keptBuckets {
