@@ -99,11 +99,14 @@ func (driver) Sync(ctx context.Context, path string, src informerbench.Source, h
 	if h.OnUpdate != nil {
 		funcs.UpdateFunc = func(_, _ any) { h.OnUpdate() }
 	}
-	if _, err := inf.AddEventHandler(funcs); err != nil {
+	reg, err := inf.AddEventHandler(funcs)
+	if err != nil {
 		return nil, err
 	}
 	start()
-	if !waitSynced(ctx, inf.HasSynced) {
+	// The handler's registration is synced once it has been given every
+	// initial object, after the informer's store is.
+	if !waitSynced(ctx, inf.HasSynced) || !waitSynced(ctx, reg.HasSynced) {
 		return nil, fmt.Errorf("informer did not sync")
 	}
 	return func() (any, int) {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -61,12 +62,19 @@ func run[T informer.Object](ctx context.Context, f *informer.Factory, inf *infor
 	if h.OnUpdate != nil {
 		funcs.UpdateFunc = func(_, _ T) { h.OnUpdate() }
 	}
-	if _, err := inf.AddEventHandler(funcs, informer.HandlerOptions{}); err != nil {
+	reg, err := inf.AddEventHandler(funcs, informer.HandlerOptions{})
+	if err != nil {
 		return nil, err
 	}
 	f.Start(ctx)
 	if err := f.WaitForSync(ctx); err != nil {
 		return nil, err
+	}
+	// Synced once the handler has been given every initial object too, as
+	// the client-go driver waits: a heap measured while the handler still
+	// receives the initial adds counts what those deliveries hold.
+	if !waitSynced(ctx, reg.HasSynced) {
+		return nil, fmt.Errorf("handler did not sync")
 	}
 	// The informer itself keeps the cache reachable. Listing it, as the
 	// client-go driver does, would cost client-go a slice of pointers but a
@@ -177,4 +185,18 @@ func mustAcquire[T informer.Object](inf *informer.Informer[T], err error) *infor
 		panic(err)
 	}
 	return inf
+}
+
+// waitSynced waits until synced reports true, checking every millisecond.
+func waitSynced(ctx context.Context, synced func() bool) bool {
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	for !synced() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
+	return true
 }
