@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"slices"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -115,21 +113,7 @@ func BenchmarkCompressedGet(b *testing.B) {
 					items[i] = shape.cm(i)
 				}
 				st.replace(items, true)
-				keys := st.Keys()
-				r := rand.New(rand.NewPCG(3, 3))
-				var lat []time.Duration
-				b.ReportAllocs()
-				for b.Loop() {
-					k := keys[r.IntN(len(keys))]
-					t0 := time.Now()
-					if _, ok := st.Get(k); !ok {
-						b.Fatal("missing key")
-					}
-					lat = append(lat, time.Since(t0))
-				}
-				slices.Sort(lat)
-				b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
-				b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+				benchGetLatency(b, st)
 			})
 		}
 	}
