@@ -7,6 +7,8 @@ import (
 	"testing/synctest"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
@@ -44,6 +46,39 @@ func TestCompactReadsHandOutObjectsOfTheirOwn(t *testing.T) {
 				t.Fatalf("a caller's change reached the cache: %v", c.ObjectMeta)
 			}
 		})
+	}
+}
+
+func TestCompactMetadataReadsBackWhatWasStored(t *testing.T) {
+	s := newStore[*metav1.PartialObjectMetadata](nil, nil, newPacker[*metav1.PartialObjectMetadata]())
+	if s.pack == nil {
+		t.Fatal("PartialObjectMetadata got no packer")
+	}
+	ctrl := true
+	in := &metav1.PartialObjectMetadata{
+		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: "a", Name: "web", UID: "u-1", ResourceVersion: "7", Generation: 3,
+			Labels:          map[string]string{"app": "web", "tier": "front"},
+			Annotations:     map[string]string{"note": "kept"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Thing", Name: "o", UID: "u-0", Controller: &ctrl}},
+			Finalizers:      []string{"example.com/f"},
+		},
+	}
+	s.put(in.DeepCopy())
+	a, ok := s.Get(Key{"a", "web"})
+	if !ok {
+		t.Fatal("the stored object is not found")
+	}
+	if !equality.Semantic.DeepEqual(a, in) {
+		t.Fatalf("read back %+v, stored %+v", a, in)
+	}
+	a.Labels["app"] = "changed"
+	if b, _ := s.Get(Key{"a", "web"}); b == a || b.Labels["app"] != "web" {
+		t.Fatalf("a caller's change reached the cache: %v", b.Labels)
+	}
+	if got := s.List(labels.SelectorFromSet(labels.Set{"tier": "front"})); len(got) != 1 {
+		t.Fatalf("a selector on the stored labels matched %d objects, want 1", len(got))
 	}
 }
 

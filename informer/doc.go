@@ -189,9 +189,7 @@
 // (strings.Clone). The controller package copies the keys it queues.
 //
 // Decoded, for types without a protobuf encoding (custom resources' Go
-// types, unstructured objects), for PartialObjectMetadata (its decoded
-// form, maps shared, is about as small as its encoding) and for any type
-// with Options.Decoded
+// types, unstructured objects) and for any type with Options.Decoded
 // (SharedOptions.Decoded): the objects are kept as Go structs, shared by
 // every reader, and reads cost nothing but are read-only. Choose it for a
 // reader or handler that goes through the whole cache often (a List of

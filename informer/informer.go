@@ -73,8 +73,7 @@ type Options[T Object] struct {
 	// cost no decode, but hand out shared objects that must not be
 	// modified (Sharing and mutation detection apply to decoded caches
 	// only). Types without a protobuf encoding (custom resources' Go types,
-	// unstructured objects) and PartialObjectMetadata (about as small
-	// decoded, with its maps shared, as encoded) are always kept decoded.
+	// unstructured objects) are always kept decoded.
 	Decoded bool
 	// DisableCompression keeps every encoding of a compact cache as it
 	// is. By default an encoding whose part after the metadata is 2 KiB

@@ -50,14 +50,15 @@ func main() {
 	}
 	if os.Getenv("KUBEGO_DECODED") == "1" {
 		// The runner's "kubego decoded" column: the cache representation
-		// before compact became the default.
+		// before compact became the default (the labeler's metadata is
+		// declared decoded by its own option, below).
 		if err := mgr.Declare(informer.Declare[*appsv1.Deployment](informer.SharedOptions{Decoded: true})); err != nil {
 			measure.Fail(err)
 		}
 	}
 	var ctl *controller.Controller
 	if f.Workload == "labeler" {
-		ctl, err = labeler.Setup(mgr, labeler.Options{Namespace: f.Namespace})
+		ctl, err = labeler.Setup(mgr, labeler.Options{Namespace: f.Namespace, Decoded: os.Getenv("KUBEGO_DECODED") == "1"})
 	} else {
 		ctl, err = foos.Setup(mgr)
 	}
