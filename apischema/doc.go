@@ -49,6 +49,12 @@
 // (NoDescriptions) each one by its path, to keep a definition with an
 // embedded PodSpec under any size limit.
 //
+// The reflection is done by an internal package that package apply
+// shares, to learn how a custom resource merges without linking the CEL
+// compiler; this package's types are aliases of that package's (shown as
+// typeschema.…), so an error or Schema is the same value from either, and
+// its functions add the checks of the CEL rules.
+//
 // The package holds no mutable state: the captured documents are decoded
 // once, on first use, and only read after. Every function is safe for
 // concurrent use, and every Schema returned is the caller's.

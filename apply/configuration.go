@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubego/kubego/apischema"
+	"github.com/kubego/kubego/internal/typeschema"
 )
 
 // Configuration is the part of an object of type T that one field manager
@@ -72,7 +72,7 @@ func (c *Configuration[T]) Equal(o *Configuration[T]) bool {
 
 // normalize returns v through its JSON form (so numbers are float64) with
 // the elements of map and set lists sorted by their JSON form.
-func normalize(v any, s *apischema.Schema, root bool) any {
+func normalize(v any, s *typeschema.Schema, root bool) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
@@ -80,7 +80,7 @@ func normalize(v any, s *apischema.Schema, root bool) any {
 			if root && (k == "apiVersion" || k == "kind") {
 				continue
 			}
-			var sub *apischema.Schema
+			var sub *typeschema.Schema
 			if s != nil {
 				if sub = s.Properties[k]; sub == nil {
 					sub = s.AdditionalProperties
@@ -96,7 +96,7 @@ func normalize(v any, s *apischema.Schema, root bool) any {
 		}
 		return out
 	case []any:
-		var items *apischema.Schema
+		var items *typeschema.Schema
 		if s != nil {
 			items = s.Items
 		}

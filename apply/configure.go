@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/kubego/kubego/apischema"
+	"github.com/kubego/kubego/internal/typeschema"
 )
 
 // Configure runs set on two objects of T, each with a value at every field
@@ -85,7 +85,7 @@ func (d *differ) fail(path, reason string) {
 // was put in place whole by set (the two are deeply equal), so only its
 // non-empty parts are owned; force means the value is owned even when
 // empty (it is the target of a non-nil pointer, or a list-map key).
-func (d *differ) value(a, b reflect.Value, s *apischema.Schema, path string, whole, force bool) (any, bool) {
+func (d *differ) value(a, b reflect.Value, s *typeschema.Schema, path string, whole, force bool) (any, bool) {
 	t := a.Type()
 	if d.isLeaf(t) {
 		return d.leaf(a, b, path, whole, force)
@@ -181,14 +181,14 @@ func placeholder(t reflect.Type, run int) (any, bool) {
 
 // structure compares two structs field by field. keys are the fields a
 // list-map element must always name.
-func (d *differ) structure(a, b reflect.Value, s *apischema.Schema, path string, whole, force bool, keys []string) (any, bool) {
+func (d *differ) structure(a, b reflect.Value, s *typeschema.Schema, path string, whole, force bool, keys []string) (any, bool) {
 	whole = whole || reflect.DeepEqual(a.Interface(), b.Interface())
 	out := map[string]any{}
 	for _, f := range d.fields[a.Type()] {
 		if path == "" && (f.name == "apiVersion" || f.name == "kind") && a.Type().FieldByIndex(f.index[:1]).Type == typeMetaType {
 			continue // the client sets them from the resource
 		}
-		var fs *apischema.Schema
+		var fs *typeschema.Schema
 		if s != nil {
 			fs = s.Properties[f.name]
 		}
@@ -216,7 +216,7 @@ func (d *differ) structure(a, b reflect.Value, s *apischema.Schema, path string,
 // list compares two lists. Lists start nil, so a list set assigned or
 // appended to is equal in both runs and owned whole: its elements are
 // taken as they are (with their list-map keys).
-func (d *differ) list(a, b reflect.Value, s *apischema.Schema, path string, whole bool) (any, bool) {
+func (d *differ) list(a, b reflect.Value, s *typeschema.Schema, path string, whole bool) (any, bool) {
 	if !whole && !reflect.DeepEqual(a.Interface(), b.Interface()) {
 		d.fail(path, "the list depends on the one given (set must only write)")
 		return nil, false
@@ -224,7 +224,7 @@ func (d *differ) list(a, b reflect.Value, s *apischema.Schema, path string, whol
 	if a.IsNil() || (whole && a.Len() == 0) {
 		return nil, false
 	}
-	var items *apischema.Schema
+	var items *typeschema.Schema
 	var keys []string
 	if s != nil {
 		items = s.Items
@@ -270,11 +270,11 @@ func indirectStruct(v reflect.Value) reflect.Value {
 // mapping compares two maps. A granular map is owned entry by entry: the
 // entries equal in both runs (the placeholder entry differs). An atomic
 // map is owned only when set assigned it whole.
-func (d *differ) mapping(a, b reflect.Value, s *apischema.Schema, path string, whole bool) (any, bool) {
+func (d *differ) mapping(a, b reflect.Value, s *typeschema.Schema, path string, whole bool) (any, bool) {
 	if a.IsNil() && b.IsNil() {
 		return nil, false
 	}
-	var values *apischema.Schema
+	var values *typeschema.Schema
 	atomic := false
 	if s != nil {
 		values = s.AdditionalProperties

@@ -14,7 +14,8 @@ var ErrInvalid = errors.New("apply: invalid configuration")
 
 // TypeError reports a Go type this package cannot apply: not a pointer to
 // a struct with a metav1.ObjectMeta field "metadata", or one whose schema
-// cannot be derived (Cause, from package apischema).
+// cannot be derived (Cause, an *apischema.TypeError or
+// *apischema.DeclarationError).
 type TypeError struct {
 	Type   reflect.Type
 	Reason string

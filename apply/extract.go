@@ -9,7 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubego/kubego/apischema"
+	"github.com/kubego/kubego/internal/typeschema"
 )
 
 // Extract returns the part of live that manager owns through server-side
@@ -78,7 +78,7 @@ type projector struct {
 	d differ
 }
 
-func (p *projector) value(v reflect.Value, s *apischema.Schema, set map[string]any, path string) (any, bool, error) {
+func (p *projector) value(v reflect.Value, s *typeschema.Schema, set map[string]any, path string) (any, bool, error) {
 	if len(set) == 0 {
 		out, ok := p.d.value(v, v, s, path, true, true)
 		return out, ok, p.d.err
@@ -100,7 +100,7 @@ func (p *projector) value(v reflect.Value, s *apischema.Schema, set map[string]a
 		if v.IsNil() {
 			return nil, false, nil
 		}
-		var values *apischema.Schema
+		var values *typeschema.Schema
 		if s != nil {
 			values = s.AdditionalProperties
 		}
@@ -133,7 +133,7 @@ func (p *projector) value(v reflect.Value, s *apischema.Schema, set map[string]a
 	return nil, false, errorf("%s: fields inside a %s", path, t.Kind())
 }
 
-func (p *projector) structure(v reflect.Value, s *apischema.Schema, set map[string]any, path string, keys []string) (any, bool, error) {
+func (p *projector) structure(v reflect.Value, s *typeschema.Schema, set map[string]any, path string, keys []string) (any, bool, error) {
 	byName := map[string]field{}
 	for _, f := range p.d.fields[v.Type()] {
 		byName[f.name] = f
@@ -151,7 +151,7 @@ func (p *projector) structure(v reflect.Value, s *apischema.Schema, set map[stri
 		if !ok {
 			continue // a field the Go type does not hold
 		}
-		var fs *apischema.Schema
+		var fs *typeschema.Schema
 		if s != nil {
 			fs = s.Properties[name]
 		}
@@ -167,7 +167,7 @@ func (p *projector) structure(v reflect.Value, s *apischema.Schema, set map[stri
 	for _, name := range keys {
 		if f, ok := byName[name]; ok {
 			if _, done := out[name]; !done {
-				var fs *apischema.Schema
+				var fs *typeschema.Schema
 				if s != nil {
 					fs = s.Properties[name]
 				}
@@ -180,7 +180,7 @@ func (p *projector) structure(v reflect.Value, s *apischema.Schema, set map[stri
 	return out, true, p.d.err
 }
 
-func (p *projector) list(v reflect.Value, s *apischema.Schema, set map[string]any, path string) (any, bool, error) {
+func (p *projector) list(v reflect.Value, s *typeschema.Schema, set map[string]any, path string) (any, bool, error) {
 	type entry struct {
 		key   map[string]any // k:
 		value any            // v:
@@ -215,7 +215,7 @@ func (p *projector) list(v reflect.Value, s *apischema.Schema, set map[string]an
 		}
 		entries = append(entries, e)
 	}
-	var items *apischema.Schema
+	var items *typeschema.Schema
 	var keys []string
 	if s != nil {
 		items = s.Items

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/kubego/kubego/apischema"
+	"github.com/kubego/kubego/internal/typeschema"
 )
 
 // Type is what applying and extracting objects of Go type T needs: the JSON
@@ -20,14 +20,17 @@ import (
 // pointer to a struct with a metav1.ObjectMeta field "metadata": a
 // built-in kind (*appsv1.Deployment), whose schema is the one
 // kube-apiserver publishes, or a custom resource, whose schema is derived
-// from its Go type by package apischema as its definition's is.
+// from its Go type as package apischema derives its definition's, but for
+// the CEL of declared rules, which is not compiled (their form is checked;
+// a rule that does not compile fails the definition's build, not this
+// one), so that applying links no CEL compiler.
 //
 // Make one Type per Go type and keep it: building it reads the schema,
 // which costs far more than a Configure. A Type is immutable and safe for
 // concurrent use.
 type Type[T any] struct {
 	elem   reflect.Type
-	schema *apischema.Schema
+	schema *typeschema.Schema
 	fields map[reflect.Type][]field
 	// unset holds, for each struct type whose placeholder is the same in
 	// both runs (only lists and other fields without placeholders inside),
@@ -54,14 +57,17 @@ func TypeOf[T any]() (*Type[T], error) {
 	if f, ok := elem.FieldByName("ObjectMeta"); !ok || f.Type != objectMetaType || jsonName(f) != "metadata" {
 		return nil, &TypeError{Type: t, Reason: "has no metav1.ObjectMeta field \"metadata\""}
 	}
-	s, err := apischema.Type(elem, apischema.Options{Descriptions: apischema.NoDescriptions})
+	// Only the structure is read: the CEL of declared rules is left to
+	// the definition's build (apischema), which links the CEL compiler.
+	structure := typeschema.Options{Descriptions: typeschema.NoDescriptions}
+	s, err := typeschema.Type(elem, structure, nil)
 	if err != nil {
 		return nil, &TypeError{Type: t, Reason: "no schema", Cause: err}
 	}
 	if m := s.Properties["metadata"]; m == nil || len(m.Properties) == 0 {
 		// A custom resource's own schema leaves metadata to the server;
 		// its merge rules are ObjectMeta's.
-		if s.Properties["metadata"], err = apischema.For[metav1.ObjectMeta](apischema.Options{Descriptions: apischema.NoDescriptions}); err != nil {
+		if s.Properties["metadata"], err = typeschema.Type(objectMetaType, structure, nil); err != nil {
 			return nil, &TypeError{Type: t, Reason: "no schema for metadata", Cause: err}
 		}
 	}

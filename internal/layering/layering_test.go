@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,10 +21,10 @@ var layers = map[string]int{
 	"backoff":        0,
 	"scheme":         1,
 	"workqueue":      1,
-	"apischema":      1, // structural schemas from Go types; reads the captured OpenAPI models
+	"apischema":      1, // structural schemas from Go types (internal/typeschema) with CEL rules compiled and costed
 	"webhook":        1, // webhook server, admission, conversion; imports no client
 	"certs":          1, // CAs, serving and client certificates
-	"apply":          2, // typed server-side apply configurations and Extract; reads apischema
+	"apply":          2, // typed server-side apply configurations and Extract; builds schemas with internal/typeschema, no CEL
 	"rest":           2,
 	"informer":       2, // defines its ListerWatcher; never imports rest
 	"auth":           3,
@@ -110,6 +111,16 @@ func codecViolations(pkgs []pkg) []string {
 // forbidden are modules no library package may depend on, even indirectly.
 var forbidden = []string{"k8s.io/client-go", "sigs.k8s.io/controller-runtime"}
 
+// linkedByControllers are the directories whose packages every controller
+// links; unlinked are the packages none of them may depend on, even
+// indirectly: the CEL compiler and its dependencies cost a controller
+// megabytes of memory at start (package inits, code pages) for rules only
+// a definition's build (apischema) and the fake server compile.
+var (
+	linkedByControllers = []string{"client", "apply", "controller", "manager", "informer", "rest", "record", "leaderelection", "workqueue"}
+	unlinked            = []string{module + "/internal/celeval", "github.com/google/cel-go"}
+)
+
 type pkg struct {
 	ImportPath string
 	Imports    []string
@@ -180,11 +191,31 @@ func layerViolations(pkgs []pkg) []string {
 func forbiddenDeps(pkgs []pkg) []string {
 	var out []string
 	for _, p := range pkgs {
-		for _, d := range p.Deps {
-			for _, f := range forbidden {
-				if d == f || strings.HasPrefix(d, f+"/") {
-					out = append(out, p.ImportPath+" depends on "+d)
-				}
+		out = append(out, depsUnder(p, forbidden)...)
+	}
+	return out
+}
+
+// controllerDeps returns one message per dependency of a package a
+// controller links on a package it must not link.
+func controllerDeps(pkgs []pkg) []string {
+	var out []string
+	for _, p := range pkgs {
+		if slices.Contains(linkedByControllers, top(p.ImportPath)) {
+			out = append(out, depsUnder(p, unlinked)...)
+		}
+	}
+	return out
+}
+
+// depsUnder returns one message per dependency of p that is one of roots
+// or a package under one.
+func depsUnder(p pkg, roots []string) []string {
+	var out []string
+	for _, d := range p.Deps {
+		for _, r := range roots {
+			if d == r || strings.HasPrefix(d, r+"/") {
+				out = append(out, p.ImportPath+" depends on "+d)
 			}
 		}
 	}
@@ -205,6 +236,12 @@ func TestCodecImportsPointDownward(t *testing.T) {
 
 func TestNoLibraryPackageDependsOnClientGo(t *testing.T) {
 	for _, v := range forbiddenDeps(listPackages(t)) {
+		t.Error(v)
+	}
+}
+
+func TestControllersLinkNoCEL(t *testing.T) {
+	for _, v := range controllerDeps(listPackages(t)) {
 		t.Error(v)
 	}
 }
@@ -230,6 +267,10 @@ func TestCheckersCatchViolations(t *testing.T) {
 		{"client-go dependency is caught", []pkg{{ImportPath: m + "rest", Deps: []string{"k8s.io/client-go/rest"}}}, forbiddenDeps, 1},
 		{"controller-runtime dependency is caught", []pkg{{ImportPath: m + "controller", Deps: []string{"sigs.k8s.io/controller-runtime"}}}, forbiddenDeps, 1},
 		{"similar prefix is not client-go", []pkg{{ImportPath: m + "rest", Deps: []string{"k8s.io/client-gopher"}}}, forbiddenDeps, 0},
+		{"a controller package linking cel-go is caught", []pkg{{ImportPath: m + "apply", Deps: []string{"github.com/google/cel-go/cel"}}}, controllerDeps, 1},
+		{"a controller subpackage linking celeval is caught", []pkg{{ImportPath: m + "client/clientset", Deps: []string{m + "internal/celeval"}}}, controllerDeps, 1},
+		{"apischema may link CEL", []pkg{{ImportPath: m + "apischema", Deps: []string{m + "internal/celeval", "github.com/google/cel-go/cel"}}}, controllerDeps, 0},
+		{"a controller package linking the core schema is fine", []pkg{{ImportPath: m + "apply", Deps: []string{m + "internal/typeschema"}}}, controllerDeps, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

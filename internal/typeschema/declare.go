@@ -1,19 +1,14 @@
-package apischema
+package typeschema
 
 // Declarer is implemented by a Go type that declares more of its own
-// schema than its Go shape says: its description, CEL rules, the
-// descriptions and rules of its fields, and rules in the syntax of the
-// kube struct tag that hold wherever the type is used (an enum of a named
-// string type, a pattern). The method is called on the zero value of the
-// type (value or pointer receiver), so it must not depend on the value.
+// schema than its Go shape says (see apischema.Declarer). KubeSchema is
+// called on the zero value of the type.
 type Declarer interface {
 	KubeSchema() Declaration
 }
 
-// Declaration is what a type declares of its schema (see Declarer). Every
-// part is checked when a schema is built: a key of Fields that is not a
-// field of the type, a malformed Tag, or an empty rule is a
-// *DeclarationError.
+// Declaration is what a type declares of its schema (see Declarer);
+// every part is checked when a schema is built.
 type Declaration struct {
 	// Description describes the type wherever it is used (a field's own
 	// description takes precedence).

@@ -1,9 +1,8 @@
-package apischema
+package typeschema
 
 import (
 	"encoding"
 	"encoding/json"
-	"errors"
 	"reflect"
 	"slices"
 	"strconv"
@@ -11,16 +10,15 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kubego/kubego/internal/celeval"
 )
 
-// Options tune a build. The zero value keeps every description.
+// Options tune a build (apischema.Options documents them for users). The
+// zero value keeps every description.
 type Options struct {
 	// Descriptions, when set, is called with the path of each schema
 	// ("spec.jobTemplate.spec.template.spec.containers[*].image"; "" for
 	// the root) and its description, and returns the description to keep
-	// ("" drops it). NoDescriptions and TrimDescriptions are two.
+	// ("" drops it). NoDescriptions is one.
 	Descriptions func(path, text string) string
 	// Declarations adds declarations by path, in the syntax of the kube
 	// struct tag, for fields of types the author cannot tag (a field of a
@@ -43,67 +41,15 @@ type Options struct {
 // limited to 262,144 bytes) or any size-bound path.
 func NoDescriptions(path, text string) string { return "" }
 
-// TrimDescriptions returns a Descriptions function keeping of each
-// description the sentences that fit in n bytes (the first sentence cut to
-// n bytes if even it does not fit).
-func TrimDescriptions(n int) func(path, text string) string {
-	return func(_, text string) string {
-		if len(text) <= n {
-			return text
-		}
-		cut := text[:n]
-		if i := strings.LastIndex(cut, ". "); i > 0 {
-			return cut[:i+1]
-		}
-		for len(cut) > 0 && cut[len(cut)-1]&0xC0 == 0x80 {
-			cut = cut[:len(cut)-1]
-		}
-		if len(cut) > 0 && cut[len(cut)-1] >= 0xC0 {
-			cut = cut[:len(cut)-1]
-		}
-		return cut
-	}
-}
-
-// For returns the schema a field of Go type T has (see Type).
-func For[T any](opts Options) (*Schema, error) {
-	return Type(reflect.TypeFor[T](), opts)
-}
-
-// ResourceFor returns the schema of a custom resource of Go type T (see
-// Resource).
-func ResourceFor[T any](opts Options) (*Schema, error) {
-	return Resource(reflect.TypeFor[T](), opts)
-}
-
-// Type returns the structural schema of values of Go type t, as their JSON
-// form (encoding/json) has it:
-//
-//   - a struct is an object of its fields by their json names; a field
-//     tagged "-" or unexported is left out, an embedded struct without a
-//     json name (or tagged ",inline") is flattened; a field is required
-//     unless it is omitted when empty (omitempty, omitzero) or a pointer,
-//     or its kube tag says "optional" ("required" makes any field
-//     required);
-//   - bool is boolean; int8 to int32, uint8 and uint16 are integers of
-//     format int32; other integers are format int64; float32 and float64
-//     are numbers of format float and double; string and
-//     encoding.TextMarshaler are strings; []byte is a string of format
-//     byte; slices and arrays are lists; maps with string keys are objects
-//     of additionalProperties; interfaces and json.RawMessage are any
-//     value (x-kubernetes-preserve-unknown-fields); time.Time is a
-//     date-time string;
-//   - a type of k8s.io/api or k8s.io/apimachinery (PodSpec, Condition,
-//     ObjectMeta, Time, Quantity, IntOrString, …) has the schema
-//     kube-apiserver publishes for it, with its list types and map keys,
-//     in structural form; metav1.Duration is a string;
-//   - the kube struct tag (TagKey) and the Declarer method add
-//     declarations.
-//
-// A type with no schema is a *TypeError; a declaration that cannot be
-// honoured is a *DeclarationError. It is safe for concurrent use.
-func Type(t reflect.Type, opts Options) (*Schema, error) {
-	b := &builder{visiting: map[reflect.Type]bool{}, published: map[string]bool{}, docs: opts.DocComments, owners: map[string]owner{}}
+// Type returns the structural schema of values of Go type t, derived as
+// apischema.Type documents (JSON names and omission from json tags, the
+// published schemas of k8s.io types, the kube tag, Declarer methods and
+// Options.Declarations), with the CEL of declared rules checked by rules
+// (see Rules; nil checks only their form). A type with no schema is a
+// *TypeError; a declaration that cannot be honoured is a
+// *DeclarationError. It is safe for concurrent use.
+func Type(t reflect.Type, opts Options, rules Rules) (*Schema, error) {
+	b := &builder{visiting: map[reflect.Type]bool{}, published: map[string]bool{}, docs: opts.DocComments, owners: map[string]owner{}, rules: rules}
 	s, err := b.schema(t, "")
 	if err != nil {
 		return nil, err
@@ -111,28 +57,26 @@ func Type(t reflect.Type, opts Options) (*Schema, error) {
 	if err := declareByPath(s, t, opts.Declarations); err != nil {
 		return nil, err
 	}
-	if err := checkCosts(s, t, b.owners); err != nil {
+	if err := b.checkCosts(s, t); err != nil {
 		return nil, err
 	}
 	describe(s, opts)
 	return s, nil
 }
 
-// Resource returns the openAPIV3Schema of a custom resource of Go type t:
-// as Type, with what kube-apiserver expects at the root of a custom
-// resource: t is a struct with metav1.TypeMeta inline and a metav1.ObjectMeta
-// field "metadata", which is only "type: object" (the server validates
-// metadata itself); apiVersion, kind, metadata and status are never
-// required (a create through a status subresource drops status). t not of
-// that shape is a *TypeError.
-func Resource(t reflect.Type, opts Options) (*Schema, error) {
+// Resource returns the openAPIV3Schema of a custom resource of Go type t,
+// as apischema.Resource documents: as Type, for a struct with
+// metav1.TypeMeta inline and a metav1.ObjectMeta field "metadata" (which
+// is only an object); apiVersion, kind, metadata and status are never
+// required. t not of that shape is a *TypeError.
+func Resource(t reflect.Type, opts Options, rules Rules) (*Schema, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t.Kind() != reflect.Struct || !hasResourceShape(t) {
 		return nil, &TypeError{Type: t, Reason: "a custom resource is a struct with metav1.TypeMeta inline and a metav1.ObjectMeta field \"metadata\""}
 	}
-	return Type(t, opts)
+	return Type(t, opts, rules)
 }
 
 func hasResourceShape(t reflect.Type) bool {
@@ -168,6 +112,8 @@ type builder struct {
 	// owners are the Go type (and field) each schema path was built from,
 	// for the errors found on the whole schema.
 	owners map[string]owner
+	// rules checks the CEL of declared rules; nil checks none.
+	rules Rules
 }
 
 // schema builds the schema of t at path ("" for the root, whose metadata,
@@ -185,13 +131,9 @@ func (b *builder) schema(t reflect.Type, path string) (*Schema, error) {
 			return nil, &DeclarationError{Type: t, Declaration: "Schema", Reason: "a Declaration with a Schema declares nothing else"}
 		}
 		c := clone(decl.Schema)
-		if c != nil {
-			if _, err := celeval.New(c.Object(), celeval.Options{}); err != nil {
-				var ce *celeval.CompileError
-				if errors.As(err, &ce) {
-					return nil, &DeclarationError{Type: t, Declaration: "Schema", Reason: "a rule at " + pathOrRoot(ce.Path) + " does not compile: " + ce.Detail}
-				}
-				return nil, &DeclarationError{Type: t, Declaration: "Schema", Reason: err.Error()}
+		if c != nil && b.rules != nil {
+			if r := b.rules.CompileSchema(c); r != "" {
+				return nil, &DeclarationError{Type: t, Declaration: "Schema", Reason: r}
 			}
 		}
 		return c, nil
@@ -233,7 +175,7 @@ func (b *builder) schema(t reflect.Type, path string) (*Schema, error) {
 		s.Description = text
 	}
 	if hasDecl {
-		if err := applyDeclaration(s, t, decl, path == ""); err != nil {
+		if err := b.applyDeclaration(s, t, decl, path == ""); err != nil {
 			return nil, err
 		}
 	}
@@ -378,7 +320,7 @@ func (b *builder) fields(s *Schema, t reflect.Type, path string, resource bool) 
 			if err := checkValidations(fd.Validations); err != "" {
 				return &DeclarationError{Type: t, Field: f.Name, Declaration: "Fields[" + f.Name + "].Validations", Reason: err}
 			}
-			if err := compileValidations(fs, fd.Validations, false); err != "" {
+			if err := b.compile(fs, fd.Validations, false); err != "" {
 				return &DeclarationError{Type: t, Field: f.Name, Declaration: "Fields[" + f.Name + "].Validations", Reason: err}
 			}
 			fs.Validations = append(fs.Validations, fd.Validations...)
@@ -450,7 +392,7 @@ func declarationOf(t reflect.Type) (Declaration, bool) {
 // applyDeclaration applies a type's own declarations to its schema s
 // (root: the schema being built, where a resource's self has apiVersion,
 // kind and metadata).
-func applyDeclaration(s *Schema, t reflect.Type, d Declaration, root bool) error {
+func (b *builder) applyDeclaration(s *Schema, t reflect.Type, d Declaration, root bool) error {
 	flags, terr := applyTag(s, d.Tag)
 	if terr != nil {
 		return &DeclarationError{Type: t, Declaration: terr.entry, Reason: terr.reason}
@@ -464,7 +406,7 @@ func applyDeclaration(s *Schema, t reflect.Type, d Declaration, root bool) error
 	if r := checkValidations(d.Validations); r != "" {
 		return &DeclarationError{Type: t, Declaration: "Validations", Reason: r}
 	}
-	if r := compileValidations(s, d.Validations, root); r != "" {
+	if r := b.compile(s, d.Validations, root); r != "" {
 		return &DeclarationError{Type: t, Declaration: "Validations", Reason: r}
 	}
 	s.Validations = append(s.Validations, d.Validations...)
@@ -490,41 +432,13 @@ func checkValidations(vs []Validation) string {
 	return ""
 }
 
-// compileValidations compiles the CEL of rules declared on s (their self
-// typed by s) and returns why the first that does not compile fails ("" if
-// all compile).
-func compileValidations(s *Schema, vs []Validation, root bool) string {
-	if len(vs) == 0 {
+// compile returns why the first of the rules vs declared on s does not
+// compile ("" if all do, or when the build checks no CEL).
+func (b *builder) compile(s *Schema, vs []Validation, root bool) string {
+	if len(vs) == 0 || b.rules == nil {
 		return ""
 	}
-	rules := make([]celeval.Rule, len(vs))
-	for i, v := range vs {
-		rules[i] = celeval.Rule{
-			Rule: v.Rule, Message: v.Message, MessageExpression: v.MessageExpression,
-			Reason: v.Reason, FieldPath: v.FieldPath, OptionalOldSelf: v.OptionalOldSelf != nil && *v.OptionalOldSelf,
-		}
-	}
-	err := celeval.CompileRules(s.Object(), rules, root)
-	if err == nil {
-		return ""
-	}
-	var ce *celeval.CompileError
-	if !errors.As(err, &ce) {
-		return err.Error()
-	}
-	for i, v := range vs {
-		if v.Rule == ce.Expression || v.MessageExpression == ce.Expression {
-			return "rule " + itoa(i) + " does not compile: " + ce.Detail
-		}
-	}
-	return "a rule does not compile: " + ce.Detail
-}
-
-func pathOrRoot(p string) string {
-	if p == "" {
-		return "the root"
-	}
-	return p
+	return b.rules.Compile(s, vs, root)
 }
 
 // describe passes every description of s through opts.Descriptions.

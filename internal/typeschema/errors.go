@@ -1,4 +1,4 @@
-package apischema
+package typeschema
 
 import (
 	"errors"
@@ -7,19 +7,16 @@ import (
 )
 
 var (
-	// ErrDeclaration is wrapped by a *DeclarationError: a declaration
-	// (struct tag, Declarer method or option) that is unknown, malformed
-	// or does not fit the field's type.
+	// ErrDeclaration is wrapped by a *DeclarationError (see
+	// apischema.ErrDeclaration).
 	ErrDeclaration = errors.New("invalid schema declaration")
-	// ErrUnsupported is wrapped by a *TypeError: a Go type that has no
-	// schema (a channel, a function, a complex number, a recursive type, a
-	// json.Marshaler of unknown form, a map with keys that are not
-	// strings, a type of k8s.io/api with no published schema).
+	// ErrUnsupported is wrapped by a *TypeError (see
+	// apischema.ErrUnsupported).
 	ErrUnsupported = errors.New("no schema for Go type")
 )
 
-// DeclarationError is a declaration that cannot be honoured. It names the
-// Go type and field it was found on.
+// DeclarationError is a declaration that cannot be honoured, naming the
+// Go type and field it was found on (see apischema.DeclarationError).
 type DeclarationError struct {
 	// Type is the struct type holding the field, or the type whose
 	// Declarer method made the declaration.

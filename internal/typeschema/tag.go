@@ -1,4 +1,4 @@
-package apischema
+package typeschema
 
 import (
 	"encoding/json"
@@ -9,23 +9,8 @@ import (
 	"strings"
 )
 
-// TagKey is the struct tag this package reads declarations from:
-//
-//	Schedule string `json:"schedule" kube:"minLength=1;pattern=^\\S+( \\S+){4}$"`
-//
-// A struct tag's value is a Go string literal, so a backslash in it is
-// written twice (as above); a tag that is not well formed is an error, not
-// an empty declaration. A tag is a list of entries separated by ";" (a ";" inside a value is
-// written "\\;" in the struct tag), each a flag ("nullable") or key=value. Lists inside a
-// value are separated by "|" ("enum=A|B", "listMapKeys=name|port"); a "|"
-// inside one of them is written "\\|" in the struct tag ("enum=a\\|b|c"
-// is the two values "a|b" and "c").
-// Values are read as the field's JSON type: "default=5" is the number 5
-// on an integer field and the string "5" on a string field; objects and
-// arrays are JSON. An entry prefixed "items." applies to the items of a
-// list ("items.pattern=^[a-z]+$"). Every entry is checked: an unknown
-// key, a malformed value or one that does not fit the field's type is a
-// *DeclarationError.
+// TagKey is the struct tag declarations are read from; apischema.TagKey
+// documents its syntax.
 const TagKey = "kube"
 
 // knownFormats are the string formats kube-apiserver validates in custom

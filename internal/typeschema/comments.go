@@ -1,4 +1,4 @@
-package apischema
+package typeschema
 
 import (
 	"fmt"
@@ -12,22 +12,8 @@ import (
 )
 
 // DocComments are the doc comments of a package's Go types and of their
-// fields, read from its source, so that a schema is described by what the
-// Go code already says, with no generator: the API package embeds its own
-// source and hands it to ReadDocComments.
-//
-//	//go:embed types.go
-//	var source embed.FS
-//
-//	docs, err := apischema.ReadDocComments(source)
-//	s, err := apischema.ResourceFor[CronJob](apischema.Options{DocComments: docs})
-//
-// A type's comment describes its schema and a field's comment (or, if it
-// has none, its line comment) describes the field's, where no
-// declaration (KubeSchema, a Field's Description) says otherwise. Lines
-// that are markers of other tools ("+kubebuilder:…", "+optional") are
-// left out. A DocComments is read-only once made and safe for concurrent
-// use; the zero value describes nothing.
+// fields (see apischema.DocComments). It is read-only once made; the zero
+// value describes nothing.
 type DocComments struct {
 	pkg    string                       // the package's name
 	types  map[string]string            // type name → its comment

@@ -1,4 +1,4 @@
-package apischema
+package typeschema
 
 // Object returns s as the JSON object a definition's openAPIV3Schema holds
 // (map[string]any, []any, string, bool, int64, float64 values), equal to

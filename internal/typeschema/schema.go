@@ -1,10 +1,9 @@
-package apischema
+package typeschema
 
 // Schema is a structural OpenAPI v3 schema as an
 // apiextensions.k8s.io/v1 CustomResourceDefinition holds it (the subset of
-// JSONSchemaProps a structural schema may use). Its JSON form is what a
-// definition's openAPIV3Schema takes. A Schema built by this package is
-// the caller's: nothing else refers to it.
+// JSONSchemaProps a structural schema may use); its JSON form is a
+// definition's openAPIV3Schema.
 type Schema struct {
 	Type        string `json:"type,omitempty"`
 	Format      string `json:"format,omitempty"`
@@ -50,11 +49,8 @@ type Schema struct {
 	Validations           []Validation `json:"x-kubernetes-validations,omitempty"`
 }
 
-// Validation is one CEL rule of x-kubernetes-validations: the API server
-// evaluates Rule against the value of the schema it is declared on (self)
-// and refuses a write where it is false, with Message (or the string
-// MessageExpression evaluates to) at the field path of that schema, or
-// below it at FieldPath.
+// Validation is one CEL rule of x-kubernetes-validations (see
+// apischema.Validation).
 type Validation struct {
 	Rule              string `json:"rule"`
 	Message           string `json:"message,omitempty"`

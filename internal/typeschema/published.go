@@ -1,4 +1,4 @@
-package apischema
+package typeschema
 
 import (
 	"encoding/json"
