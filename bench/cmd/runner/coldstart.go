@@ -66,7 +66,7 @@ func (rep *report) coldStart(ctx context.Context, o options, c *client.Client, k
 				base := filepath.Join(o.out, "profiles", coldStartBenchmark)
 				args = append(args, "-cpuprofile", base+".cpu.pprof", "-memprofile", base+".heap.pprof")
 			}
-			proc, err := startChild(ctx, bins["ctl-"+impl], kubeconfig, time.Now(), args)
+			proc, err := startChild(ctx, bins[controllerBinary(impl, "foo")], kubeconfig, time.Now(), args)
 			if err != nil {
 				return err
 			}

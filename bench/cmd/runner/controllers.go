@@ -111,10 +111,11 @@ func (rep *report) controllers(ctx context.Context, o options, bins map[string]s
 				impls[0], impls[1] = impls[1], impls[0]
 			}
 			for _, impl := range impls {
-				bin := bins["ctl-"+impl]
+				binImpl := impl
 				if impl == decodedImpl {
-					bin = bins["ctl-kubego"]
+					binImpl = "kubego"
 				}
+				bin := bins[controllerBinary(binImpl, w[len("cr-"):])]
 				s, err := crRun(ctx, o, c, kc, bin, w, impl, r)
 				if err != nil {
 					return fmt.Errorf("%s %s run %d: %w", w, impl, r, err)

@@ -272,7 +272,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	if slices.ContainsFunc(crBenchmarks(), want) {
-		if bins["ctl-kubego"] == "" || bins["ctl-controller-runtime"] == "" {
+		if !allControllerBinaries(bins) {
 			rep.Missing = append(rep.Missing, "controller benchmarks (bench/controllers did not build)")
 		} else if err := rep.controllers(ctx, o, bins, want); err != nil {
 			logf("controller benchmarks failed: %v", err)
@@ -312,6 +312,29 @@ var binaries = map[string]map[string]string{
 	"controllers": {"ctl-kubego": "./controllers/kubego", "ctl-controller-runtime": "./controllers/ctrlruntime"},
 }
 
+// allControllerBinaries reports whether bins holds every controller
+// binary.
+func allControllerBinaries(bins map[string]string) bool {
+	for _, impl := range []string{"kubego", "controller-runtime"} {
+		for _, w := range ctlWorkloads {
+			if bins[controllerBinary(impl, w)] == "" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// controllerBinary names the binary of one library ("kubego",
+// "controller-runtime") built for one workload ("labeler", "foo"): each
+// controller binary is built once per workload with the tag
+// <workload>_only, so that it links only that workload's code, as a
+// program running one controller would.
+func controllerBinary(impl, workload string) string { return "ctl-" + impl + "-" + workload }
+
+// ctlWorkloads are the workloads of the controller binaries.
+var ctlWorkloads = []string{"labeler", "foo"}
+
 // serverBenchmarks run against the populated control plane.
 var serverBenchmarks = []string{"sync", "sync-metadata", "sync-dynamic", "relist", "watch", "list"}
 
@@ -342,6 +365,21 @@ func build(ctx context.Context, o options, dir string, want func(string) bool) (
 			continue
 		}
 		for name, pkg := range pkgs {
+			if group == "controllers" {
+				impl := strings.TrimPrefix(name, "ctl-")
+				for _, w := range ctlWorkloads {
+					bin := filepath.Join(dir, controllerBinary(impl, w))
+					logf("building %s for the %s workload", pkg, w)
+					cmd := exec.CommandContext(ctx, "go", "build", "-tags", w+"_only", "-o", bin, pkg)
+					cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+					if err := cmd.Run(); err != nil {
+						logf("%s does not build, skipping it: %v", pkg, err)
+						continue
+					}
+					bins[controllerBinary(impl, w)] = bin
+				}
+				continue
+			}
 			if group == "labeler" {
 				if _, err := os.Stat("labeler/main.go"); err != nil {
 					continue

@@ -1,3 +1,5 @@
+//go:build !labeler_only
+
 package main
 
 import (

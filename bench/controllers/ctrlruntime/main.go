@@ -15,20 +15,22 @@
 // limited to its namespace (as the kubego labeler's informer is), and the
 // logger writes warnings to stderr as the kubego side's does.
 //
+// As for the kubego side, the runner builds one binary per workload (tag
+// labeler_only or foo_only); without either tag the binary runs both.
+//
 //	KUBECONFIG=kc ./ctrlruntime -workload foo -mode restart -n 5000
 package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 
 	"github.com/go-logr/logr"
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -36,6 +38,18 @@ import (
 	"github.com/kubego/kubego/bench/internal/ctlbench"
 	"github.com/kubego/kubego/bench/internal/measure"
 )
+
+// workload is one controller this binary can run: configure adjusts the
+// manager's options (its scheme is made, with client-go's kinds), setup
+// adds the controller and returns the objects it watches.
+type workload struct {
+	configure func(*ctrl.Options, ctlbench.Flags) error
+	setup     func(ctrl.Manager) ([]client.Object, error)
+}
+
+// workloads are the controllers linked into this binary, by name; each
+// registers itself from a file of its own (labeler.go, fooreconciler.go).
+var workloads = map[string]workload{}
 
 func main() {
 	f := ctlbench.ParseFlags()
@@ -49,33 +63,23 @@ func main() {
 	verbs := &ctlbench.Verbs{}
 	cfg.WrapTransport = verbs.Wrap
 
+	w, ok := workloads[f.Workload]
+	if !ok {
+		measure.Fail(fmt.Errorf("this binary was built without the %s workload", f.Workload))
+	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		measure.Fail(err)
 	}
-	if err := addFoo(scheme); err != nil {
-		measure.Fail(err)
-	}
 	opts := ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}}
-	if f.Workload == "labeler" {
-		opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{f.Namespace: {}}}
+	if err := w.configure(&opts, f); err != nil {
+		measure.Fail(err)
 	}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		measure.Fail(err)
 	}
-	var watched []client.Object
-	if f.Workload == "labeler" {
-		err = (&LabelerReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
-		watched = []client.Object{&appsv1.Deployment{}}
-	} else {
-		err = (&FooReconciler{
-			Client:   mgr.GetClient(),
-			Scheme:   mgr.GetScheme(),
-			Recorder: mgr.GetEventRecorder("samplecontroller.k8s.io/foos"),
-		}).SetupWithManager(mgr)
-		watched = []client.Object{&Foo{}, &appsv1.Deployment{}}
-	}
+	watched, err := w.setup(mgr)
 	if err != nil {
 		measure.Fail(err)
 	}

@@ -4,6 +4,12 @@
 // each as the example sets it up, in a manager.Manager with default
 // options, on the cluster of $KUBECONFIG.
 //
+// The runner builds one binary per workload (tag labeler_only or
+// foo_only), as a program running one of them would be built: the
+// labeler's binary does not link the Foo controller's custom resource
+// and CustomResourceDefinition code. Without either tag the binary runs
+// both.
+//
 //	KUBECONFIG=kc ./kubego -workload foo -mode restart -n 5000
 package main
 
@@ -12,18 +18,29 @@ import (
 	"log/slog"
 	"os"
 
+	"fmt"
+
 	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/kubego/kubego/bench/internal/ctlbench"
 	"github.com/kubego/kubego/bench/internal/measure"
-	"github.com/kubego/kubego/client"
 	"github.com/kubego/kubego/controller"
-	"github.com/kubego/kubego/examples/labeler/labeler"
-	"github.com/kubego/kubego/examples/samplecontroller/foos"
 	"github.com/kubego/kubego/informer"
 	"github.com/kubego/kubego/kubeconfig"
 	"github.com/kubego/kubego/manager"
 )
+
+// workload is one controller this binary can run: configure adjusts the
+// manager's options before it is made (nil: none), setup adds the
+// controller to it.
+type workload struct {
+	configure func(*manager.Options)
+	setup     func(*manager.Manager, ctlbench.Flags) (*controller.Controller, error)
+}
+
+// workloads are the controllers linked into this binary, by name; each
+// registers itself from a file of its own (labeler.go, foo.go).
+var workloads = map[string]workload{}
 
 func main() {
 	f := ctlbench.ParseFlags()
@@ -38,11 +55,13 @@ func main() {
 	verbs := &ctlbench.Verbs{}
 	cfg.WrapTransport = verbs.Wrap
 
+	w, ok := workloads[f.Workload]
+	if !ok {
+		measure.Fail(fmt.Errorf("this binary was built without the %s workload", f.Workload))
+	}
 	opts := manager.Options{Config: cfg, Logger: log}
-	if f.Workload == "foo" {
-		reg := client.NewRegistry()
-		foos.Register(reg)
-		opts.Client = client.Options{Registry: reg}
+	if w.configure != nil {
+		w.configure(&opts)
 	}
 	mgr, err := manager.New(opts)
 	if err != nil {
@@ -51,17 +70,12 @@ func main() {
 	if os.Getenv("KUBEGO_DECODED") == "1" {
 		// The runner's "kubego decoded" column: the cache representation
 		// before compact became the default (the labeler's metadata is
-		// declared decoded by its own option, below).
+		// declared decoded by its own option, in labeler.go).
 		if err := mgr.Declare(informer.Declare[*appsv1.Deployment](informer.SharedOptions{Decoded: true})); err != nil {
 			measure.Fail(err)
 		}
 	}
-	var ctl *controller.Controller
-	if f.Workload == "labeler" {
-		ctl, err = labeler.Setup(mgr, labeler.Options{Namespace: f.Namespace, Decoded: os.Getenv("KUBEGO_DECODED") == "1"})
-	} else {
-		ctl, err = foos.Setup(mgr)
-	}
+	ctl, err := w.setup(mgr, f)
 	if err != nil {
 		measure.Fail(err)
 	}

@@ -1,3 +1,5 @@
+//go:build !labeler_only
+
 package main
 
 import (
@@ -15,44 +17,22 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	"github.com/kubego/kubego/bench/internal/ctlbench"
 )
 
-// labelKey and labelValue are the label the labeler adds: the same as
-// examples/labeler's.
-const (
-	labelKey   = "sync-by"
-	labelValue = "labeler"
-)
-
-// LabelerReconciler gives every Deployment the label sync-by when it has
-// none.
-type LabelerReconciler struct {
-	client.Client
-}
-
-// SetupWithManager registers the labeler with mgr.
-func (r *LabelerReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&appsv1.Deployment{}).
-		Named("labeler").
-		Complete(r)
-}
-
-// Reconcile labels one Deployment.
-func (r *LabelerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var d appsv1.Deployment
-	if err := r.Get(ctx, req.NamespacedName, &d); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+func init() {
+	workloads["foo"] = workload{
+		configure: func(opts *ctrl.Options, _ ctlbench.Flags) error { return addFoo(opts.Scheme) },
+		setup: func(mgr ctrl.Manager) ([]client.Object, error) {
+			err := (&FooReconciler{
+				Client:   mgr.GetClient(),
+				Scheme:   mgr.GetScheme(),
+				Recorder: mgr.GetEventRecorder("samplecontroller.k8s.io/foos"),
+			}).SetupWithManager(mgr)
+			return []client.Object{&Foo{}, &appsv1.Deployment{}}, err
+		},
 	}
-	if _, has := d.Labels[labelKey]; has {
-		return ctrl.Result{}, nil
-	}
-	patch := client.MergeFrom(d.DeepCopy())
-	if d.Labels == nil {
-		d.Labels = map[string]string{}
-	}
-	d.Labels[labelKey] = labelValue
-	return ctrl.Result{}, client.IgnoreNotFound(r.Patch(ctx, &d, patch))
 }
 
 // FooReconciler keeps one Deployment per Foo and reports its available
