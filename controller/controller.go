@@ -53,8 +53,9 @@ type Options struct {
 	// exponential backoff from 5ms to 1000s, and 10 retries per second
 	// overall after a burst of 100.
 	RateLimiter workqueue.RateLimiter[Request]
-	// CacheSyncTimeout bounds the wait for the sources' informers to sync
-	// before the workers start. Zero means DefaultCacheSyncTimeout.
+	// CacheSyncTimeout bounds the whole wait before the workers start: for
+	// the sources' informers to sync and their handlers to be given the
+	// initial objects. Zero means DefaultCacheSyncTimeout.
 	CacheSyncTimeout time.Duration
 	// DrainTimeout is how long Start waits, once its context is done, for
 	// the reconciles in flight to finish; then their context is cancelled.
@@ -324,7 +325,9 @@ func (c *Controller) Permissions() []rbac.Permission { return slices.Clone(c.opt
 func (c *Controller) NeedLeaderElection() bool { return !c.opts.SkipLeaderElection }
 
 // HasSynced reports whether the informers of every source have synced
-// (a Channel source has none).
+// (a Channel source has none) and, once Start has registered the sources'
+// handlers, whether each handler has been given every object of its
+// informer's initial state.
 func (c *Controller) HasSynced() bool {
 	for _, s := range c.sources {
 		if !s.hasSynced() {
@@ -340,7 +343,9 @@ func (c *Controller) Started() bool { return c.synced.Load() }
 
 // Start runs the controller until ctx is done. It starts the factory (a
 // no-op if it already runs), registers the sources' handlers, waits for
-// every source's informer to sync, and only then starts the workers.
+// every source's informer to sync and every source's handler to have been
+// given the informer's initial objects (so the Request of each of them is
+// in the queue), and only then starts the workers.
 //
 // It returns nil once ctx is done and the workers have stopped: new
 // Requests stop being taken at once, and reconciles in flight get up to
@@ -566,7 +571,9 @@ func (c *Controller) call(ctx context.Context, req Request) (res Result, err err
 }
 
 // SyncStates yields, for each source in the order of Options.Sources, the
-// name of its informer and whether that informer has synced. It is safe to
+// name of its informer and whether that informer has synced and, once
+// Start has registered the source's handler, that handler has been given
+// the initial objects. It is safe to
 // call at any time, concurrently with Start; a manager serves it as
 // readiness and as a metric. Two sources on one shared informer yield its
 // name twice; a Channel source, which has no informer, yields nothing.

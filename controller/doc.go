@@ -92,7 +92,10 @@
 //   - Forgetting Done or Forget: user code never touches the queue; the
 //     loop calls Done exactly once per Get, even when Reconcile panics.
 //   - Starting workers before the caches are synced: Start waits for every
-//     source's informer and starts workers only then; a cache that cannot
+//     source's informer to sync and for every source's handler to have
+//     been given the informer's initial objects, so each initial Request
+//     is in the queue (deduplicated: one reconcile per object) before the
+//     first worker starts; a cache that cannot
 //     sync (403, resource not served) fails Start with a *SyncError naming
 //     the cause, instead of a controller that silently does nothing.
 //   - Two workers on one object: the queue never hands a Request to a second

@@ -200,10 +200,12 @@ type kindSource[T informer.Object] struct {
 	infp     atomic.Pointer[informer.Informer[T]]
 	coldFrom *binder
 	owner    schema.GroupKind
-	reg      *informer.Registration
-	q        enqueuer
-	ctx      context.Context // passed to mapFn
-	cancel   context.CancelFunc
+	// reg is the handler's registration, set by start; read concurrently
+	// by hasSynced.
+	reg    atomic.Pointer[informer.Registration]
+	q      enqueuer
+	ctx    context.Context // passed to mapFn
+	cancel context.CancelFunc
 }
 
 func (s *kindSource[T]) String() string {
@@ -309,13 +311,13 @@ func (s *kindSource[T]) start(q enqueuer) error {
 		s.cancel()
 		return fmt.Errorf("%s: %w", s, err)
 	}
-	s.reg = reg
+	s.reg.Store(reg)
 	return nil
 }
 
 func (s *kindSource[T]) stop() {
-	if s.reg != nil {
-		s.reg.Remove()
+	if reg := s.reg.Load(); reg != nil {
+		reg.Remove()
 	}
 	if s.cancel != nil {
 		s.cancel()
@@ -325,11 +327,28 @@ func (s *kindSource[T]) stop() {
 	}
 }
 
+// waitForSync waits until the source's handler has been given every
+// object of the informer's initial state (its informer has synced, and
+// the handler's buffer has delivered the initial adds): only then are the
+// source's initial Requests all in the queue. Without a registration (a
+// start that failed) it waits for the informer alone.
 func (s *kindSource[T]) waitForSync(ctx context.Context) error {
-	return s.informer().WaitForSync(ctx)
+	if reg := s.reg.Load(); reg != nil {
+		return reg.WaitForSync(ctx)
+	}
+	inf := s.informer()
+	if inf == nil {
+		return &informer.SyncError{Informer: s.String(), Cause: informer.ErrNotStarted, Ctx: ctx.Err()}
+	}
+	return inf.WaitForSync(ctx)
 }
 
+// hasSynced reports whether the informer has synced and, once the handler
+// is registered, whether the handler has been given the initial state.
 func (s *kindSource[T]) hasSynced() bool {
+	if reg := s.reg.Load(); reg != nil {
+		return reg.HasSynced()
+	}
 	inf := s.informer()
 	return inf != nil && inf.HasSynced()
 }

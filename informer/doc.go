@@ -226,7 +226,9 @@
 //
 // Forgetting to start an informer shows up as [ErrNotStarted] from
 // WaitForSync; a handler added late still sees every object (synthetic adds
-// with initial=true) and its [Registration] reports its own HasSynced; a
+// with initial=true) and its [Registration] reports its own HasSynced and
+// waits for it (WaitForSync: the handler has been given the initial state,
+// not only the cache); a
 // removed handler receives nothing more; two parts of a program asking for
 // the same informer share one watch and one cache, and with
 // OneInformerPerType asking for a type with other options is an error, not

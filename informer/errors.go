@@ -27,6 +27,15 @@ var (
 	// falls back to a paginated LIST.
 	ErrInitialEventsNotFinished = errors.New("initial events stream did not finish")
 
+	// ErrHandlerPending is the cause in the *[SyncError] of
+	// [Registration.WaitForSync] when its context ends after the cache
+	// synced but before the handler was delivered the whole initial state.
+	ErrHandlerPending = errors.New("handler not yet delivered the initial state")
+
+	// ErrHandlerRemoved is returned by [Registration.WaitForSync] once the
+	// registration's Remove has been called.
+	ErrHandlerRemoved = errors.New("event handler removed")
+
 	// ErrInvalidKey is wrapped by the error of a malformed object key.
 	ErrInvalidKey = errors.New("invalid object key")
 

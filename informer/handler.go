@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,14 +80,17 @@ type listener[T Object] struct {
 	wake     chan struct{} // capacity 1
 
 	delivered  atomic.Uint64
-	syncTarget atomic.Int64 // -1 until the initial state is enqueued
+	syncTarget atomic.Int64  // -1 until the initial state is enqueued
+	syncedCh   chan struct{} // closed once delivered reaches syncTarget
+	syncOnce   sync.Once
+	syncDone   atomic.Bool // syncedCh is closed
 	removed    atomic.Bool
 	stop       chan struct{} // closed by Remove
 	started    bool          // guarded by the informer's write lock
 }
 
 func newListener[T Object](h Handler[T], opts HandlerOptions) *listener[T] {
-	l := &listener[T]{h: h, resync: opts.ResyncPeriod, wake: make(chan struct{}, 1), stop: make(chan struct{})}
+	l := &listener[T]{h: h, resync: opts.ResyncPeriod, wake: make(chan struct{}, 1), stop: make(chan struct{}), syncedCh: make(chan struct{})}
 	l.syncTarget.Store(-1)
 	return l
 }
@@ -105,6 +109,12 @@ func (l *listener[T]) enqueue(batch []change[T], initial bool) {
 		l.syncTarget.Store(int64(l.enqueued))
 	}
 	l.mu.Unlock()
+	if initial {
+		// The deliveries may have reached the target before it was set
+		// (an empty initial state, or a goroutine faster than this one):
+		// run checks after each delivery, this checks after setting it.
+		l.checkSynced()
+	}
 	select {
 	case l.wake <- struct{}{}:
 	default:
@@ -122,6 +132,24 @@ func (l *listener[T]) synced() bool {
 	t := l.syncTarget.Load()
 	return t >= 0 && l.delivered.Load() >= uint64(t)
 }
+
+// checkSynced closes syncedCh once the initial state has been delivered.
+// Both the delivering goroutine (after each delivery) and enqueue (after
+// setting the target) call it: the target and the count are sequentially
+// consistent atomics, so whichever of the two writes comes last sees both.
+func (l *listener[T]) checkSynced() {
+	if l.syncDone.Load() || !l.synced() {
+		return
+	}
+	l.syncOnce.Do(func() {
+		l.syncDone.Store(true)
+		close(l.syncedCh)
+	})
+}
+
+func (l *listener[T]) syncedChan() <-chan struct{} { return l.syncedCh }
+
+func (l *listener[T]) stopChan() <-chan struct{} { return l.stop }
 
 // run delivers batches until done or Remove.
 func (l *listener[T]) run(done <-chan struct{}) {
@@ -142,6 +170,7 @@ func (l *listener[T]) run(done <-chan struct{}) {
 				}
 				l.deliver(&b[i])
 				l.delivered.Add(1)
+				l.checkSynced()
 			}
 		}
 		if len(batches) > 0 {
@@ -194,8 +223,15 @@ type Registration struct {
 	l      interface {
 		synced() bool
 		pending() int
+		syncedChan() <-chan struct{}
+		stopChan() <-chan struct{}
 	}
 	isSyncd func() bool
+	// waitInf is the informer's WaitForSync, also returning
+	// ErrHandlerRemoved once its second argument is closed.
+	waitInf func(ctx context.Context, removed <-chan struct{}) error
+	name    string        // the informer's name
+	stopped chan struct{} // closed when the informer's Run returns
 }
 
 // Remove unregisters the handler: no callback starts after Remove returns
@@ -208,6 +244,63 @@ func (r *Registration) Remove() { r.remove() }
 // been delivered every object of the initial state (or, for a handler
 // registered later, every synthetic add).
 func (r *Registration) HasSynced() bool { return r.isSyncd() && r.l.synced() }
+
+// WaitForSync blocks until [Registration.HasSynced] is true, and then returns
+// nil: the informer has synced and this handler's callbacks for every
+// object of the initial state (or every synthetic add) have returned. It
+// waits on a channel, without polling.
+//
+// Until the informer has synced it returns what [Informer.WaitForSync]
+// returns: a *[SyncError] when the informer's Run has returned (cause
+// [ErrStopped]), when it keeps failing permanently, or when ctx ends. When
+// ctx ends after the informer synced but before the handler was delivered
+// the initial state, the *SyncError's cause is [ErrHandlerPending] (and its
+// Ctx the context's error); if Run returns meanwhile, the cause is
+// ErrStopped. Once Remove has been called it returns [ErrHandlerRemoved],
+// even if the handler had synced, and never blocks.
+func (r *Registration) WaitForSync(ctx context.Context) error {
+	removed := r.l.stopChan()
+	select {
+	case <-removed:
+		return ErrHandlerRemoved
+	default:
+	}
+	if err := r.waitInf(ctx, removed); err != nil {
+		return err
+	}
+	select {
+	case <-removed:
+		return ErrHandlerRemoved
+	case <-r.l.syncedChan():
+		return nil
+	default:
+	}
+	select {
+	case <-removed:
+		return ErrHandlerRemoved
+	case <-r.l.syncedChan():
+		select {
+		case <-removed:
+			return ErrHandlerRemoved
+		default:
+			return nil
+		}
+	case <-r.stopped:
+		select {
+		case <-r.l.syncedChan():
+			return nil
+		default:
+		}
+		return &SyncError{Informer: r.name, Cause: ErrStopped}
+	case <-ctx.Done():
+		select {
+		case <-r.l.syncedChan():
+			return nil
+		default:
+		}
+		return &SyncError{Informer: r.name, Cause: ErrHandlerPending, Ctx: ctx.Err()}
+	}
+}
 
 // Pending returns how many events wait in this handler's buffer: the
 // handler's lag, useful for metrics.

@@ -253,8 +253,16 @@ func (i *Informer[T]) Refused() (int, error) {
 // the informer keeps running and retrying (RBAC may be granted, a CRD
 // installed); a later call returns nil once it has synced.
 func (i *Informer[T]) WaitForSync(ctx context.Context) error {
+	return i.waitSync(ctx, nil)
+}
+
+// waitSync is WaitForSync, also returning ErrHandlerRemoved once removed
+// is closed (a nil removed never is).
+func (i *Informer[T]) waitSync(ctx context.Context, removed <-chan struct{}) error {
 	for {
 		select {
+		case <-removed:
+			return ErrHandlerRemoved
 		case <-i.syncedCh:
 			return nil
 		default:
@@ -268,6 +276,8 @@ func (i *Informer[T]) WaitForSync(ctx context.Context) error {
 			return nil
 		case <-i.stopped:
 			return &SyncError{Informer: i.name, Cause: ErrStopped}
+		case <-removed:
+			return ErrHandlerRemoved
 		case <-sig:
 			// A failure was recorded: check the streak again.
 		case <-ctx.Done():
@@ -389,6 +399,9 @@ func (i *Informer[T]) AddEventHandler(h Handler[T], opts HandlerOptions) (*Regis
 	return &Registration{
 		l:       l,
 		isSyncd: i.HasSynced,
+		waitInf: i.waitSync,
+		name:    i.name,
+		stopped: i.stopped,
 		remove: func() {
 			once.Do(func() {
 				l.removed.Store(true)

@@ -23,30 +23,35 @@ type syncStater interface {
 	SyncStates() iter.Seq2[string, bool]
 }
 
-// syncStates yields each informer's name once, with whether it has
-// synced.
+// syncStates yields each informer's name once, in the order first seen,
+// with whether it has synced: an informer several controllers watch has
+// synced when every one of them reports it synced (each includes its own
+// handler's delivery of the initial objects).
 func (m *Manager) syncStates() iter.Seq2[string, bool] {
 	m.mu.Lock()
 	ctls := slices.Clone(m.synced)
 	m.mu.Unlock()
 	return func(yield func(string, bool) bool) {
-		seen := map[string]bool{}
-		each := func(name string, synced bool) bool {
-			if seen[name] {
-				return true
+		var names []string
+		state := map[string]bool{}
+		each := func(name string, synced bool) {
+			prev, seen := state[name]
+			if !seen {
+				names = append(names, name)
+				prev = true
 			}
-			seen[name] = true
-			return yield(name, synced)
+			state[name] = prev && synced
 		}
 		for _, c := range ctls {
 			for name, synced := range c.SyncStates() {
-				if !each(name, synced) {
-					return
-				}
+				each(name, synced)
 			}
 		}
 		for name, synced := range m.factory.SyncStates() {
-			if !each(name, synced) {
+			each(name, synced)
+		}
+		for _, name := range names {
+			if !yield(name, state[name]) {
 				return
 			}
 		}
