@@ -2,11 +2,13 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"testing"
 	"testing/synctest"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubego/kubego/informer"
@@ -116,6 +118,46 @@ func TestSyncStatesIncludeTheHandlers(t *testing.T) {
 		synctest.Wait()
 		if got := states(); len(got) != 1 || !got[0] {
 			t.Fatalf("after the initial delivery: %v, want [true]", got)
+		}
+		h.stop(t)
+	})
+}
+
+// An engaged cluster is synced once its sources' handlers have been given
+// the cluster's initial objects, not when its informers have synced.
+func TestEngagedClusterSyncsWithItsHandlers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clusterSynced := func(ctl *Controller, name string) bool {
+			for n, synced := range ctl.Clusters() {
+				if n == name {
+					return synced
+				}
+			}
+			t.Fatalf("cluster %s not engaged", name)
+			return false
+		}
+		gate := make(chan struct{})
+		slowB := func(e Event) bool {
+			if e.Object.GetName() == "b" {
+				<-gate
+			}
+			return true
+		}
+		rec := &recorder{}
+		h := startController(t, newMemBackend(cm("a")), Options{Reconciler: rec, MultiCluster: true,
+			Sources: []Source{For[*corev1.ConfigMap]{Predicates: []Predicate{slowB}}}})
+		engage(t.Context(), t, h.ctl, "east", newMemBackend(cm("b")))
+		synctest.Wait()
+		if clusterSynced(h.ctl, "east") {
+			t.Fatal("cluster synced while its handler is behind")
+		}
+		gate <- struct{}{}
+		synctest.Wait()
+		if !clusterSynced(h.ctl, "east") {
+			t.Fatal("cluster not synced after its last initial delivery")
+		}
+		if !slices.Contains(rec.requests(), req("east", "b")) {
+			t.Fatalf("reconciled %v", rec.requests())
 		}
 		h.stop(t)
 	})
