@@ -52,6 +52,20 @@ func returned(done <-chan error) (error, bool) {
 	}
 }
 
+// releaseEach lets h's next n callbacks return one at a time, failing t
+// if the wait (done) returns before the last of them has been released.
+func releaseEach(t *testing.T, h *gatedHandler, done <-chan error, n int, what string) {
+	t.Helper()
+	for range n {
+		synctest.Wait()
+		if _, ok := returned(done); ok {
+			t.Fatalf("returned after %d of %d %s", h.adds.Load(), n, what)
+		}
+		h.release <- struct{}{}
+	}
+	synctest.Wait()
+}
+
 func TestRegistrationWaitForSync(t *testing.T) {
 	objs := func() []*corev1.ConfigMap {
 		return []*corev1.ConfigMap{cm("ns", "a", "1"), cm("ns", "b", "2"), cm("ns", "c", "3")}
@@ -71,14 +85,7 @@ func TestRegistrationWaitForSync(t *testing.T) {
 			done, at := waitAsync(t.Context(), reg, &h.adds)
 			stop := start(t, inf)
 			defer stop()
-			for range 3 {
-				synctest.Wait()
-				if _, ok := returned(done); ok {
-					t.Fatalf("returned after %d of 3 initial adds", h.adds.Load())
-				}
-				h.release <- struct{}{}
-			}
-			synctest.Wait()
+			releaseEach(t, h, done, 3, "initial adds")
 			err, ok := returned(done)
 			if !ok || err != nil {
 				t.Fatalf("after the last initial add: returned %v, err %v", ok, err)
@@ -98,14 +105,7 @@ func TestRegistrationWaitForSync(t *testing.T) {
 			h := newGated()
 			reg, _ := inf.AddEventHandler(h, HandlerOptions{})
 			done, at := waitAsync(t.Context(), reg, &h.adds)
-			for range 3 {
-				synctest.Wait()
-				if _, ok := returned(done); ok {
-					t.Fatalf("returned after %d of 3 synthetic adds", h.adds.Load())
-				}
-				h.release <- struct{}{}
-			}
-			synctest.Wait()
+			releaseEach(t, h, done, 3, "synthetic adds")
 			if err, ok := returned(done); !ok || err != nil || *at != 3 {
 				t.Fatalf("returned %v, err %v, adds at return %d", ok, err, *at)
 			}
@@ -132,14 +132,7 @@ func TestRegistrationWaitForSync(t *testing.T) {
 			inf.WaitForSync(t.Context())
 			w.Add(cm("ns", "d", "11")) // queued behind the initial adds
 			done, at := waitAsync(t.Context(), reg, &h.adds)
-			for range 3 {
-				synctest.Wait()
-				if _, ok := returned(done); ok {
-					t.Fatalf("returned after %d of 3 initial adds", h.adds.Load())
-				}
-				h.release <- struct{}{}
-			}
-			synctest.Wait()
+			releaseEach(t, h, done, 3, "initial adds")
 			if err, ok := returned(done); !ok || err != nil || *at != 3 {
 				t.Fatalf("returned %v, err %v, adds at return %d (the live add must not be waited for)", ok, err, *at)
 			}
