@@ -268,36 +268,37 @@ func (r *Registration) WaitForSync(ctx context.Context) error {
 	if err := r.waitInf(ctx, removed); err != nil {
 		return err
 	}
-	select {
-	case <-removed:
-		return ErrHandlerRemoved
-	case <-r.l.syncedChan():
-		return nil
-	default:
+	// settled is the outcome once known, in order of precedence: removed,
+	// then synced.
+	settled := func() (bool, error) {
+		select {
+		case <-removed:
+			return true, ErrHandlerRemoved
+		default:
+		}
+		select {
+		case <-r.l.syncedChan():
+			return true, nil
+		default:
+			return false, nil
+		}
+	}
+	if ok, err := settled(); ok {
+		return err
 	}
 	select {
 	case <-removed:
-		return ErrHandlerRemoved
 	case <-r.l.syncedChan():
-		select {
-		case <-removed:
-			return ErrHandlerRemoved
-		default:
-			return nil
-		}
 	case <-r.stopped:
-		select {
-		case <-r.l.syncedChan():
-			return nil
-		default:
-		}
-		return &SyncError{Informer: r.name, Cause: ErrStopped}
 	case <-ctx.Done():
-		select {
-		case <-r.l.syncedChan():
-			return nil
-		default:
-		}
+	}
+	if ok, err := settled(); ok {
+		return err
+	}
+	select {
+	case <-r.stopped:
+		return &SyncError{Informer: r.name, Cause: ErrStopped}
+	default:
 		return &SyncError{Informer: r.name, Cause: ErrHandlerPending, Ctx: ctx.Err()}
 	}
 }
