@@ -552,6 +552,31 @@ func TestStartTwiceFails(t *testing.T) {
 	})
 }
 
+// A controller stopped before it started (its context ended while the
+// factory's informers were stopping, so a handler cannot register) has not
+// failed: Start returns nil, as it does when stopped before sync.
+func TestStartWithAnEndedContextIsNotAFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := informer.NewFactory(newMemBackend(cm("a")), informer.FactoryOptions{})
+		rec := &recorder{}
+		ctl, err := New(f, Options{Name: "test", Reconciler: rec, Registerer: prometheus.NewRegistry(),
+			Sources: []Source{For[*corev1.ConfigMap]{}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		f.Start(ctx)
+		_ = f.Wait() // every informer has stopped: registering a handler fails
+		if err := ctl.Start(ctx); err != nil {
+			t.Fatalf("Start with an ended context = %v, want nil", err)
+		}
+		if rec.total() != 0 {
+			t.Fatalf("%d reconciles ran in a controller that never started", rec.total())
+		}
+	})
+}
+
 // value reads a counter or gauge.
 func value(m prometheus.Metric) float64 {
 	var d dto.Metric
