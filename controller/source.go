@@ -125,7 +125,10 @@ func (s Owns[T]) newSource() source {
 // Requests that Map returns (for an update, those of the old and of the
 // new object). Map runs on the source's handler goroutine: it must be
 // quick, may read caches, must not modify obj, and should not call the API
-// server. A nil Map enqueues nothing.
+// server. Its ctx ends when the source stops (Start returning, or
+// Disengage of its cluster), and stopping waits for a Map call in progress
+// to return: a Map that blocks must return once ctx ends. A nil Map
+// enqueues nothing.
 type Watches[T informer.Object] struct {
 	Map func(ctx context.Context, obj T) []Request
 	// Predicates filter events, as For's.
