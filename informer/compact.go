@@ -196,7 +196,7 @@ func (p *packer[T]) encode(obj T, inArena bool) (packed, error) {
 		return solo(raw), nil
 	}
 	if !p.plainOnly {
-		z := deflaters.Get().(*deflater)
+		z := zippers.Get().(*zipper)
 		defer z.release()
 		if zipped, ok := z.squeeze(raw); ok {
 			return p.place(zipped, true), nil
@@ -209,7 +209,7 @@ func (p *packer[T]) encode(obj T, inArena bool) (packed, error) {
 // compressed form in the arena, or its plain one when compressing saves
 // too little.
 func (p *packer[T]) encodeZipped(obj T, m protoSizer, n int) (packed, error) {
-	z := deflaters.Get().(*deflater)
+	z := zippers.Get().(*zipper)
 	defer z.release()
 	if cap(z.in) < n {
 		z.in = make([]byte, n)
@@ -260,7 +260,7 @@ func indexValuesOf[T Object](fn IndexFunc[T], obj T) []string {
 
 // unpack decodes pk into a new object that nothing else holds.
 func (p *packer[T]) unpack(pk packed) T {
-	// The bytes were made by Marshal (and deflate) from an object that
+	// The bytes were made by Marshal (and compression) from an object that
 	// was valid, so decoding them cannot fail short of a bug in a codec
 	// (protodec's differential tests hold it to the generated decoder):
 	// the error is therefore not passed on, and what was decoded (at

@@ -144,56 +144,74 @@ func BenchmarkCompressedStore(b *testing.B) {
 	}
 }
 
-// BenchmarkZipLevels compares flate's levels on the data of the large
-// shapes: the size of the deflated rest relative to the rest
-// (ratio), and the time to deflate and to inflate one object.
-func BenchmarkZipLevels(b *testing.B) {
+// BenchmarkZip compares the cache's compressor (zstd, as coders makes
+// it) with compress/flate at its fastest level and Huffman-only on the
+// data of the large shapes: the size of the compressed rest relative to
+// the rest (ratio), and the time to compress and to decompress one
+// object.
+func BenchmarkZip(b *testing.B) {
 	const n = 500
+	type codec struct {
+		name  string
+		zip   func(dst, src []byte) []byte
+		unzip func(dst, src []byte) ([]byte, error)
+	}
+	flateOf := func(name string, level int) codec {
+		var out bytes.Buffer
+		w, _ := flate.NewWriter(&out, level)
+		var src bytes.Reader
+		r := flate.NewReader(&src)
+		return codec{name: name,
+			zip: func(dst, in []byte) []byte {
+				out.Reset()
+				w.Reset(&out)
+				w.Write(in)
+				w.Close()
+				return append(dst, out.Bytes()...)
+			},
+			unzip: func(dst, in []byte) ([]byte, error) {
+				src.Reset(in)
+				r.(flate.Resetter).Reset(&src, nil)
+				_, err := io.ReadFull(r, dst[:cap(dst)])
+				return dst[:cap(dst)], err
+			}}
+	}
+	enc, dec := coders()
+	codecs := []codec{
+		{name: "zstd", zip: func(dst, in []byte) []byte { return enc.EncodeAll(in, dst) },
+			unzip: func(dst, in []byte) ([]byte, error) { return dec.DecodeAll(in, dst) }},
+		flateOf("flate-best-speed", flate.BestSpeed),
+		flateOf("flate-huffman-only", flate.HuffmanOnly),
+	}
 	for _, shape := range zipShapes {
 		rests := make([][]byte, n)
 		for i := range rests {
 			raw := shape.raw(i)
 			rests[i] = raw[len(raw)/16:] // near enough the part after the metadata
 		}
-		for _, level := range []struct {
-			name  string
-			level int
-		}{{"huffman-only", flate.HuffmanOnly}, {"best-speed", flate.BestSpeed}, {"level-3", 3}, {"default", flate.DefaultCompression}} {
-			var out bytes.Buffer
-			w, _ := flate.NewWriter(&out, level.level)
+		for _, c := range codecs {
 			zipped := make([][]byte, n)
 			plain, comp := 0, 0
 			for i, rest := range rests {
-				out.Reset()
-				w.Reset(&out)
-				w.Write(rest)
-				w.Close()
-				zipped[i] = bytes.Clone(out.Bytes())
+				zipped[i] = c.zip(nil, rest)
 				plain += len(rest)
 				comp += len(zipped[i])
 			}
-			b.Run(shape.name+"/deflate/"+level.name, func(b *testing.B) {
+			b.Run(shape.name+"/compress/"+c.name, func(b *testing.B) {
+				buf := make([]byte, 0, 16<<10)
 				i := 0
 				for b.Loop() {
-					out.Reset()
-					w.Reset(&out)
-					w.Write(rests[i%n])
-					w.Close()
+					buf = c.zip(buf[:0], rests[i%n])
 					i++
 				}
 				b.ReportMetric(float64(comp)/float64(plain), "ratio")
 			})
-			b.Run(shape.name+"/inflate/"+level.name, func(b *testing.B) {
-				var src bytes.Reader
-				r := flate.NewReader(&src)
-				buf := make([]byte, 0, 16<<10)
+			b.Run(shape.name+"/decompress/"+c.name, func(b *testing.B) {
 				i := 0
 				for b.Loop() {
-					src.Reset(zipped[i%n])
-					r.(flate.Resetter).Reset(&src, nil)
-					buf = buf[:len(rests[i%n])]
-					if _, err := io.ReadFull(r, buf); err != nil {
-						b.Fatal(err)
+					out, err := c.unzip(make([]byte, 0, len(rests[i%n])), zipped[i%n])
+					if err != nil || len(out) != len(rests[i%n]) {
+						b.Fatalf("%d bytes of %d: %v", len(out), len(rests[i%n]), err)
 					}
 					i++
 				}

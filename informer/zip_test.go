@@ -2,7 +2,6 @@ package informer
 
 import (
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -271,7 +270,7 @@ func zippedCM(t testing.TB) []byte {
 	r := rand.New(rand.NewPCG(14, 14))
 	c := dataCM("ns", "a", alnumText(r, 4<<10))
 	raw := must(c.Marshal())
-	z := deflaters.Get().(*deflater)
+	z := zippers.Get().(*zipper)
 	defer z.release()
 	out, ok := z.squeeze(raw)
 	if !ok {
@@ -280,16 +279,13 @@ func zippedCM(t testing.TB) []byte {
 	return bytes.Clone(out)
 }
 
-// deflated returns b deflated as the cache deflates.
-func deflated(t *testing.T, b []byte) []byte {
-	var out bytes.Buffer
-	w, err := flate.NewWriter(&out, zipLevel)
-	if err != nil {
-		t.Fatal(err)
+// compressed returns b compressed as the cache compresses.
+func compressed(t *testing.T, b []byte) []byte {
+	enc, _ := coders()
+	if enc == nil {
+		t.Fatal("no encoder")
 	}
-	w.Write(b)
-	w.Close()
-	return out.Bytes()
+	return enc.EncodeAll(b, nil)
 }
 
 func TestCorruptCompressedEncodingsAreTypedErrors(t *testing.T) {
@@ -313,7 +309,7 @@ func TestCorruptCompressedEncodingsAreTypedErrors(t *testing.T) {
 		flipped[j] ^= 0x5a
 	}
 	cases := map[string][]byte{
-		"deflated stream cut short":              field(val[:len(val)/2]),
+		"compressed frame cut short":             field(val[:len(val)/2]),
 		"length longer than the stream":          withLength(n + 1),
 		"length shorter than the stream":         withLength(n - 1),
 		"length beyond any inflation":            withLength(uint64(len(val)) * 2000),
@@ -323,7 +319,7 @@ func TestCorruptCompressedEncodingsAreTypedErrors(t *testing.T) {
 		"bytes flipped in the stream":            field(flipped),
 		"field after the compressed one":         append(bytes.Clone(good), 0x08, 0x01),
 		"compressed field cut short":             good[:len(good)-3],
-		"inflated rest is not protobuf":          field(append(binary.AppendUvarint(nil, 3), deflated(t, []byte{0xff, 0xff, 0xff})...)),
+		"inflated rest is not protobuf":          field(append(binary.AppendUvarint(nil, 3), compressed(t, []byte{0xff, 0xff, 0xff})...)),
 		"not protobuf at all after the metadata": append(bytes.Clone(head), 0xff, 0xff, 0xff),
 	}
 	for name, raw := range cases {
@@ -368,7 +364,7 @@ func FuzzDecodeStoredEncoding(f *testing.F) {
 		if werr != nil {
 			return
 		}
-		z := deflaters.Get().(*deflater)
+		z := zippers.Get().(*zipper)
 		out, ok := z.squeeze(raw)
 		out = bytes.Clone(out)
 		z.release()
