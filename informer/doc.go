@@ -163,15 +163,16 @@
 // that each costs its bytes and not the allocator's rounding; the cache
 // keeps no key beside an object (it is read from the encoding). A large
 // encoding is compressed: when the part after the metadata is 2 KiB or
-// more (ConfigMaps and Secrets of a few KiB, mostly) and deflating it
-// (compress/flate at its fastest level) saves at least an eighth, that
-// part is kept deflated, and the metadata as it is, so the namespace,
-// name, resourceVersion and labels are still read in place; a Pod of a
+// more (ConfigMaps and Secrets of a few KiB, mostly) and compressing it
+// (Zstandard at its fastest level) saves at least an eighth, that part is
+// kept compressed, and the metadata as it is, so the namespace, name,
+// resourceVersion and labels are still read in place; a Pod of a
 // kilobyte or two is never compressed. A read of a compressed object
-// inflates it into a buffer of its own first: an allocation of its size
-// and a few microseconds per KiB on top of the decode (storing one costs
-// its deflation). Options.DisableCompression (SharedOptions) keeps every
-// encoding plain. Cached
+// decompresses it into a buffer of its own first: an allocation of its
+// size and one or two microseconds per KiB on top of the decode (storing
+// one costs its compression, a few microseconds per KiB).
+// Options.DisableCompression (SharedOptions) keeps every encoding plain.
+// Cached
 // bytes never change: when a sixth of a chunk or more holds objects since
 // updated or deleted, the informer copies the encodings it still holds
 // into a chunk being filled and lets the old one go, which the objects

@@ -78,12 +78,13 @@ type Options[T Object] struct {
 	// DisableCompression keeps every encoding of a compact cache as it
 	// is. By default an encoding whose part after the metadata is 2 KiB
 	// or more (a ConfigMap or Secret of a few KiB, say) is kept with that
-	// part deflated, when that saves an eighth of the encoding: the
-	// metadata stays as it is, so the namespace, name, resourceVersion
-	// and labels are still read in place (a Pod of a kilobyte or two is
-	// never compressed). A read of a compressed object first inflates it
-	// into a buffer of its own (an allocation of its size, and some
-	// microseconds per KiB), and storing one costs its deflation. Set
+	// part compressed (Zstandard), when that saves an eighth of the
+	// encoding: the metadata stays as it is, so the namespace, name,
+	// resourceVersion and labels are still read in place (a Pod of a
+	// kilobyte or two is never compressed). A read of a compressed object
+	// first decompresses it into a buffer of its own (an allocation of
+	// its size, and a microsecond or two per KiB), and storing one costs
+	// its compression. Set
 	// it for a cache of large objects read often and whole, where that
 	// time matters more than the memory (see the package documentation,
 	// "Memory"). Decoded caches are never compressed.
