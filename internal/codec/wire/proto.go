@@ -79,15 +79,13 @@ func Skip(b []byte, i int) (int, error) {
 		i = j
 		switch tag & 7 {
 		case Varint:
-			for {
-				if i >= len(b) {
-					return 0, io.ErrUnexpectedEOF
-				}
-				i++
-				if b[i-1] < 0x80 {
-					break
-				}
+			// Bounded as any varint: more than ten bytes overflow, as
+			// the generated decoders say.
+			_, j, err := ReadVarint(b, i)
+			if err != nil {
+				return 0, err
 			}
+			i = j
 		case Fixed64:
 			i += 8
 		case Bytes:
