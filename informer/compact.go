@@ -277,7 +277,10 @@ func (p *packer[T]) decode(raw []byte) (T, error) {
 	var obj T
 	if err == nil {
 		var derr error
-		if obj, derr = p.decodePlain(b); derr != nil {
+		// A compressed encoding was decompressed into a buffer of this
+		// read's own (b is not raw): its []byte fields may view it.
+		own := len(b) > 0 && len(raw) > 0 && &b[0] != &raw[0]
+		if obj, derr = p.decodePlain(b, own); derr != nil {
 			err = &corruptError{"decoding", derr}
 		}
 	}
@@ -286,7 +289,7 @@ func (p *packer[T]) decode(raw []byte) (T, error) {
 		// compressed.
 		meta := reflect.New(p.elem).Interface().(T)
 		if _, _, _, rest, ferr := wire.Field(raw); ferr == nil && len(rest) > 0 {
-			if m, merr := p.decodePlain(raw[:len(raw)-len(rest)]); merr == nil {
+			if m, merr := p.decodePlain(raw[:len(raw)-len(rest)], false); merr == nil {
 				meta = m
 			}
 		}
@@ -299,15 +302,22 @@ func (p *packer[T]) decode(raw []byte) (T, error) {
 }
 
 // decodePlain decodes b, a plain encoding that never changes, into a new
-// object.
-func (p *packer[T]) decodePlain(b []byte) (T, error) {
+// object. own says b is the object's alone (a buffer a compressed
+// encoding was decompressed into), so that its []byte fields may view it
+// too.
+func (p *packer[T]) decodePlain(b []byte, own bool) (T, error) {
 	obj := reflect.New(p.elem).Interface().(T)
 	if p.plan {
 		// The strings view the bytes, which never change (the chunk's,
-		// or the buffer a compressed encoding was inflated into, which
-		// is this object's alone): a read allocates only the object's
-		// structs, slices and maps.
-		_, err := p.dec.Unmarshal(b, obj, protodec.Alias{})
+		// or the buffer a compressed encoding was decompressed into,
+		// which is this object's alone): a read allocates only the
+		// object's structs, slices and maps, and, from a chunk, its
+		// []byte values, which the object may change.
+		var s protodec.Sharer = protodec.Alias{}
+		if own {
+			s = protodec.Own{}
+		}
+		_, err := p.dec.Unmarshal(b, obj, s)
 		return obj, err
 	}
 	return obj, any(obj).(protoUnmarshaler).Unmarshal(b)

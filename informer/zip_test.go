@@ -446,3 +446,37 @@ func TestCompressedEncodingsSurviveChunkMovesUnderConcurrentReads(t *testing.T) 
 		})
 	}
 }
+
+// A compressed Secret's values view the buffer its read decompressed:
+// each read has its own, so changing a value's bytes, or appending to
+// it, reaches neither the cache nor another read.
+func TestCompressedBytesValuesAreEachReadsOwn(t *testing.T) {
+	st := newStore[*corev1.Secret](nil, nil, newPacker[*corev1.Secret]())
+	r := rand.New(rand.NewPCG(3, 3))
+	in := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "s", ResourceVersion: "1"},
+		Data:       map[string][]byte{"a": []byte(alnumText(r, 3<<10)), "b": []byte(alnumText(r, 3<<10))},
+	}
+	st.put(in)
+	k := Key{Namespace: "ns", Name: "s"}
+	if !isZipped(t, storedRaw(t, st, k)) {
+		t.Fatal("the Secret is not stored compressed")
+	}
+	one, _ := st.Get(k)
+	two, _ := st.Get(k)
+	if &one.Data["a"][0] == &two.Data["a"][0] {
+		t.Fatal("two reads share a value's bytes")
+	}
+	a := one.Data["a"]
+	a[0] ^= 0xff
+	one.Data["a"] = append(a, "-more"...)
+	if !bytes.Equal(one.Data["b"], in.Data["b"]) {
+		t.Fatal("an append to one value changed the next")
+	}
+	three, _ := st.Get(k)
+	for _, got := range []*corev1.Secret{two, three} {
+		if !bytes.Equal(got.Data["a"], in.Data["a"]) || !bytes.Equal(got.Data["b"], in.Data["b"]) {
+			t.Fatal("a change to one read's value reached another read or the cache")
+		}
+	}
+}

@@ -26,3 +26,12 @@ func (Alias) SharedMap(uint32, reflect.Type, []byte) (reflect.Value, bool) {
 
 // KeepMap keeps nothing.
 func (Alias) KeepMap(uint32, reflect.Type, []byte, reflect.Value) {}
+
+// Own is [Alias] for bytes that belong to the decoded object alone, such
+// as a buffer decompressed for one read: besides its strings, its []byte
+// fields view the message's bytes instead of copying them. Each view's
+// capacity ends with its field, so an append to one copies it instead of
+// writing over the next field; writing into a view's elements changes
+// only the buffer that one object owns. The bytes must not be read or
+// changed by anything else afterwards.
+type Own struct{ Alias }

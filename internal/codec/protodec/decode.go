@@ -66,6 +66,7 @@ func (d *Decoder) Unmarshal(b []byte, obj any, s Sharer) (handled bool, err erro
 	}
 	v.Elem().SetZero()
 	st := state{s: s}
+	_, st.own = s.(Own)
 	return true, st.message(m, v.UnsafePointer(), b)
 }
 
@@ -91,6 +92,9 @@ func (d *Decoder) planOf(t reflect.Type) *msg {
 // state is one Unmarshal call.
 type state struct {
 	s Sharer
+	// own is set when the message's bytes are the result's alone (Own):
+	// []byte fields view them.
+	own bool
 }
 
 func (st *state) str(f *field, b []byte) string {
@@ -208,9 +212,14 @@ func (st *state) value(f *field, p unsafe.Pointer, b []byte, i, wt int) (int, er
 			p = unsafe.Pointer(np)
 		}
 		bp := (*[]byte)(p)
-		*bp = append((*bp)[:0], b[s:e]...)
-		if *bp == nil {
-			*bp = []byte{}
+		switch {
+		case st.own && e > s:
+			*bp = b[s:e:e]
+		default:
+			*bp = append((*bp)[:0], b[s:e]...)
+			if *bp == nil {
+				*bp = []byte{}
+			}
 		}
 		return e, nil
 	case kMsg:
