@@ -480,3 +480,25 @@ func TestCompressedBytesValuesAreEachReadsOwn(t *testing.T) {
 		}
 	}
 }
+
+// Encodings larger than the compressor's window (several frames' blocks,
+// matches that cannot reach back to the start) decompress whole.
+func TestCompressedEncodingsOfEverySizeReadBack(t *testing.T) {
+	p := newPacker[*corev1.ConfigMap]()
+	for _, n := range []int{3 << 10, 900 << 10, zipWindow, zipWindow + 1, 3 * zipWindow} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			c := dataCM("ns", "a", configText(rand.New(rand.NewPCG(1, uint64(n))), n))
+			raw := must(c.Marshal())
+			z := zippers.Get().(*zipper)
+			defer z.release()
+			out, ok := z.squeeze(raw)
+			if !ok {
+				t.Fatal("configuration text was not compressed")
+			}
+			got, err := p.decode(out)
+			if err != nil || !apiequality.Semantic.DeepEqual(got, c) {
+				t.Fatalf("read back %d bytes of data (%v), want %d", len(got.Data["file-0.conf"]), err, n)
+			}
+		})
+	}
+}
