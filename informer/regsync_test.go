@@ -67,16 +67,12 @@ func releaseEach(t *testing.T, h *gatedHandler, done <-chan error, n int, what s
 }
 
 func TestRegistrationWaitForSync(t *testing.T) {
-	objs := func() []*corev1.ConfigMap {
-		return []*corev1.ConfigMap{cm("ns", "a", "1"), cm("ns", "b", "2"), cm("ns", "c", "3")}
-	}
 	for _, tc := range []struct {
 		name string
 		run  func(t *testing.T)
 	}{
 		{"a handler registered before the sync returns once every initial add was delivered", func(t *testing.T) {
-			lw := (&fakeLW{}).onList(listOf("10", objs()...)).onWatch(watchCh(watch.NewFake()))
-			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
+			inf := listedInformer()
 			h := newGated()
 			reg, err := inf.AddEventHandler(h, HandlerOptions{})
 			if err != nil {
@@ -95,8 +91,7 @@ func TestRegistrationWaitForSync(t *testing.T) {
 			}
 		}},
 		{"a handler registered after the sync returns once its synthetic adds were delivered", func(t *testing.T) {
-			lw := (&fakeLW{}).onList(listOf("10", objs()...)).onWatch(watchCh(watch.NewFake()))
-			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
+			inf := listedInformer()
 			stop := start(t, inf)
 			defer stop()
 			if err := inf.WaitForSync(t.Context()); err != nil {
@@ -139,8 +134,7 @@ func TestRegistrationWaitForSync(t *testing.T) {
 			h.release <- struct{}{}
 		}},
 		{"Remove ends a wait in progress and later calls with ErrHandlerRemoved", func(t *testing.T) {
-			lw := (&fakeLW{}).onList(listOf("10", objs()...)).onWatch(watchCh(watch.NewFake()))
-			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
+			inf := listedInformer()
 			h := newGated()
 			reg, _ := inf.AddEventHandler(h, HandlerOptions{})
 			stop := start(t, inf)
@@ -158,8 +152,7 @@ func TestRegistrationWaitForSync(t *testing.T) {
 			}
 		}},
 		{"Remove before the informer runs ends the wait with ErrHandlerRemoved", func(t *testing.T) {
-			lw := (&fakeLW{}).onList(listOf("10", objs()...)).onWatch(watchCh(watch.NewFake()))
-			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
+			inf := listedInformer()
 			reg, _ := inf.AddEventHandler(newGated(), HandlerOptions{})
 			done, _ := waitAsync(t.Context(), reg, nil)
 			synctest.Wait()
@@ -170,8 +163,7 @@ func TestRegistrationWaitForSync(t *testing.T) {
 			}
 		}},
 		{"a context ending while the handler is behind gives a SyncError with ErrHandlerPending", func(t *testing.T) {
-			lw := (&fakeLW{}).onList(listOf("10", objs()...)).onWatch(watchCh(watch.NewFake()))
-			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
+			inf := listedInformer()
 			h := newGated()
 			reg, _ := inf.AddEventHandler(h, HandlerOptions{})
 			stop := start(t, inf)
@@ -186,8 +178,7 @@ func TestRegistrationWaitForSync(t *testing.T) {
 			close(h.release) // lets Run return
 		}},
 		{"an informer stopping before the handler was delivered gives ErrStopped", func(t *testing.T) {
-			lw := (&fakeLW{}).onList(listOf("10", objs()...)).onWatch(watchCh(watch.NewFake()))
-			inf := New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
+			inf := listedInformer()
 			h := newGated()
 			reg, _ := inf.AddEventHandler(h, HandlerOptions{})
 			stop := start(t, inf)
@@ -214,4 +205,16 @@ func TestRegistrationWaitForSync(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { synctest.Test(t, tc.run) })
 	}
+}
+
+// objs returns the three objects of listedInformer's list.
+func objs() []*corev1.ConfigMap {
+	return []*corev1.ConfigMap{cm("ns", "a", "1"), cm("ns", "b", "2"), cm("ns", "c", "3")}
+}
+
+// listedInformer returns an informer (not running) whose list holds
+// objs() and whose watch stays quiet.
+func listedInformer() *Informer[*corev1.ConfigMap] {
+	lw := (&fakeLW{}).onList(listOf("10", objs()...)).onWatch(watchCh(watch.NewFake()))
+	return New(lw, Options[*corev1.ConfigMap]{Reflector: noStream()})
 }
