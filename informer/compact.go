@@ -273,13 +273,10 @@ func (p *packer[T]) unpack(pk packed) T {
 // not), into a new object that nothing else holds. An error is a
 // *corruptError; the object then holds the metadata alone, if that decodes.
 func (p *packer[T]) decode(raw []byte) (T, error) {
-	b, err := plainOf(raw)
+	b, own, err := plainOf(raw)
 	var obj T
 	if err == nil {
 		var derr error
-		// A compressed encoding was decompressed into a buffer of this
-		// read's own (b is not raw): its []byte fields may view it.
-		own := len(b) > 0 && len(raw) > 0 && &b[0] != &raw[0]
 		if obj, derr = p.decodePlain(b, own); derr != nil {
 			err = &corruptError{"decoding", derr}
 		}

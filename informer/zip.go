@@ -167,35 +167,35 @@ func (z *zipper) squeeze(raw []byte) (zipped []byte, ok bool) {
 func varintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
 
 // plainOf returns the plain encoding of raw, a stored encoding: raw itself
-// when it is not compressed, else a new buffer holding its metadata and
-// its rest decompressed, which nothing else refers to.
-func plainOf(raw []byte) ([]byte, error) {
+// when it is not compressed, else (own true) a new buffer holding its
+// metadata and its rest decompressed, which nothing else refers to.
+func plainOf(raw []byte) (plain []byte, own bool, err error) {
 	num, wt, _, rest, err := wire.Field(raw)
 	if err != nil || num != 1 || wt != wire.Bytes || len(rest) == 0 {
-		return raw, nil // plain (or not a message: the decoder says so)
+		return raw, false, nil // plain (or not a message: the decoder says so)
 	}
 	if tag, i := binary.Uvarint(rest); i <= 0 || tag != zipTag {
-		return raw, nil
+		return raw, false, nil
 	}
 	head := raw[:len(raw)-len(rest)]
 	_, _, val, after, err := wire.Field(rest)
 	switch {
 	case err != nil:
-		return nil, &corruptError{"reading the compressed field", err}
+		return nil, false, &corruptError{"reading the compressed field", err}
 	case len(after) != 0:
-		return nil, &corruptError{"reading the compressed field", fmt.Errorf("%d bytes after it", len(after))}
+		return nil, false, &corruptError{"reading the compressed field", fmt.Errorf("%d bytes after it", len(after))}
 	}
 	n, i := binary.Uvarint(val)
 	if i <= 0 {
-		return nil, &corruptError{"reading the compressed length", io.ErrUnexpectedEOF}
+		return nil, false, &corruptError{"reading the compressed length", io.ErrUnexpectedEOF}
 	}
 	comp := val[i:]
 	if n > uint64(len(comp))*maxInflation || n >= 1<<31 {
-		return nil, &corruptError{"reading the compressed length", fmt.Errorf("%d bytes claimed from %d", n, len(comp))}
+		return nil, false, &corruptError{"reading the compressed length", fmt.Errorf("%d bytes claimed from %d", n, len(comp))}
 	}
 	_, dec := coders()
 	if dec == nil {
-		return nil, &corruptError{"decompressing", errors.New("no Zstandard decoder")}
+		return nil, false, &corruptError{"decompressing", errors.New("no Zstandard decoder")}
 	}
 	buf := make([]byte, len(head), len(head)+int(n))
 	copy(buf, head)
@@ -204,9 +204,9 @@ func plainOf(raw []byte) ([]byte, error) {
 	out, err := dec.DecodeAll(comp, buf)
 	switch {
 	case err != nil:
-		return nil, &corruptError{"decompressing", err}
+		return nil, false, &corruptError{"decompressing", err}
 	case len(out) != cap(buf):
-		return nil, &corruptError{"decompressing", fmt.Errorf("%d bytes of the %d its length says", len(out)-len(head), n)}
+		return nil, false, &corruptError{"decompressing", fmt.Errorf("%d bytes of the %d its length says", len(out)-len(head), n)}
 	}
-	return out, nil
+	return out, true, nil
 }
